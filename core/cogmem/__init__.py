@@ -1,0 +1,58 @@
+"""cogmem: long-term memory for LLM agents that behaves like human memory.
+
+Memories fade unless used, grow stable when recalled at spaced intervals, and are found by both
+their words (BM25) and their meaning (dense embeddings in Chroma). Every result says why it
+scored what it scored.
+
+>>> from cogmem import CognitiveMemory
+>>> mem = CognitiveMemory()                                   # doctest: +SKIP
+>>> mem.add("User prefers dark mode", memory_type="semantic")  # doctest: +SKIP
+>>> mem.search("which theme?")[0].explanation                 # doctest: +SKIP
+"""
+
+from .config import CognitiveMemoryConfig
+from .embedding import Embedder, MiniLMEmbedder
+from .errors import (
+    CogmemError,
+    ConfigError,
+    DuplicateIdError,
+    EmbedderError,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryNotFoundError,
+    ModelNotFoundError,
+    StoreError,
+)
+from .memory import CognitiveMemory, MemoryInput
+from .packing import render
+from .records import Explanation, MemoryRecord, SearchResult
+from .retention import half_life_days, reinforce, retention
+from .scoring import retention_score
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CogmemError",
+    "CognitiveMemory",
+    "CognitiveMemoryConfig",
+    "ConfigError",
+    "DuplicateIdError",
+    "Embedder",
+    "EmbedderError",
+    "Explanation",
+    "InvalidInputError",
+    "InvalidTypeError",
+    "MemoryInput",
+    "MemoryNotFoundError",
+    "MemoryRecord",
+    "MiniLMEmbedder",
+    "ModelNotFoundError",
+    "SearchResult",
+    "StoreError",
+    "__version__",
+    "half_life_days",
+    "reinforce",
+    "render",
+    "retention",
+    "retention_score",
+]

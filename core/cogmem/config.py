@@ -1,0 +1,291 @@
+"""Every tunable number of cogmem, with the defaults of SPEC §2–6, validated on construction."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Literal
+
+from .errors import ConfigError
+
+__all__ = ["CognitiveMemoryConfig", "DecayModel", "Fusion", "Mode"]
+
+Mode = Literal["dense", "lexical", "hybrid"]
+Fusion = Literal["rrf", "weighted"]
+DecayModel = Literal["exponential", "power"]
+
+_MODES = ("dense", "lexical", "hybrid")
+_FUSIONS = ("rrf", "weighted")
+_DECAY_MODELS = ("exponential", "power")
+_TYPES = ("episodic", "semantic", "procedural", "core")
+
+_DEFAULT_BETA: Mapping[str, float] = MappingProxyType(
+    {"episodic": 45.0, "semantic": 240.0, "procedural": math.inf, "core": 120.0}
+)
+_DEFAULT_SCALE: Mapping[str, float] = MappingProxyType(
+    {"episodic": 0.1, "semantic": 1.0, "procedural": 1.0, "core": 1.0}
+)
+_DEFAULT_FLOOR: Mapping[str, float] = MappingProxyType(
+    {"episodic": 0.02, "semantic": 0.02, "procedural": 0.02, "core": 0.60}
+)
+
+
+@dataclass(frozen=True)
+class CognitiveMemoryConfig:
+    """Configuration of a :class:`~cogmem.CognitiveMemory`.
+
+    Every field is validated when the config is built; a bad value raises
+    :class:`~cogmem.errors.ConfigError` naming the field. Use :meth:`replace` to derive variants.
+
+    Retention (SPEC §2)::
+
+        R = max(floor, exp(-Δt / (S · B · β_type)))             decay_model="exponential"
+        R = max(floor, (1 + Δt / (S · B · β_type)) ** -γ)       decay_model="power"
+        S₀ = clamp(stability_base + stability_per_importance · importance, 0.01, 1)
+        B  = min(1 + importance_boost · importance, importance_boost_cap)
+
+    Reinforcement on recall::
+
+        S += reinforcement_gain · min(reinforcement_max_multiplier, Δt / reinforcement_spacing_days)
+
+    Scoring (SPEC §3)::
+
+        score = relevance · R^(α · s_type) · penalties       (see cogmem.scoring)
+    """
+
+    # --- retention (§2) ---
+    decay_model: DecayModel = "exponential"
+    power_gamma: float = 1.4427
+    type_time_constant_days: Mapping[str, float] = field(default_factory=lambda: _DEFAULT_BETA)
+    retention_floor: Mapping[str, float] = field(default_factory=lambda: _DEFAULT_FLOOR)
+    stability_base: float = 0.1
+    stability_per_importance: float = 0.3
+    importance_boost: float = 2.0
+    importance_boost_cap: float = 3.0
+    default_importance: float = 0.5
+    default_confidence: float = 0.8
+    default_memory_type: str = "episodic"
+
+    # --- reinforcement and core promotion (§2) ---
+    reinforce_on_search: bool = True
+    reinforcement_gain: float = 0.1
+    association_reinforcement_gain: float = 0.05
+    reinforcement_spacing_days: float = 7.0
+    reinforcement_max_multiplier: float = 2.0
+    core_promotion_access_count: int = 10
+    core_promotion_stability: float = 0.85
+    core_promotion_sessions: int = 2
+
+    # --- scoring (§3) ---
+    retrieval_score_exponent: float = 0.3
+    type_exponent_scale: Mapping[str, float] = field(default_factory=lambda: _DEFAULT_SCALE)
+    version_exponent: float = 1.0
+    version_similarity: float = 0.45
+    version_candidates: int = 10
+    context_spread: float = 0.8
+    context_span: int = 2
+    context_seeds: int = 5
+    context_window_seconds: float = 3600.0
+    deep_recall_penalty: float = 0.5
+    contradiction_penalty: float = 0.3
+
+    # --- retrieval (§3) ---
+    mode: Mode = "hybrid"
+    fusion: Fusion = "weighted"
+    rrf_k: int = 60
+    dense_weight: float = 1.0
+    lexical_weight: float = 1.0
+    weighted_fusion_dense_weight: float = 0.7
+    k_dense: int = 50
+    k_sparse: int = 50
+    k_rerank: int = 10
+    expansion_original_weight: float = 2.0
+    expansion_weight: float = 1.0
+    rank_bonus_first: float = 0.05
+    rank_bonus_top3: float = 0.02
+
+    # --- assembly (§4) ---
+    top_k: int = 10
+    token_budget: int | None = None
+    min_score: float = 0.0
+    token_counter: Literal["chars", "tiktoken"] = "chars"
+    mmr_lambda: float = 0.6
+
+    # --- lexical index (§5) ---
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_epsilon: float = 0.25
+    stemmer_language: str = "english"
+
+    # --- lifecycle (§6) ---
+    dedup_threshold: float = 0.92
+    dedup_stability_gain: float = 0.05
+    consolidation_retention_threshold: float = 0.20
+    consolidation_similarity: float = 0.70
+    consolidation_group_size: int = 5
+    consolidation_link_weight: float = 0.8
+    link_gain: float = 0.1
+    link_time_constant_days: float = 90.0
+    link_threshold: float = 0.3
+    graph_expansion_hops: int = 1
+    hop_decay: float = 0.5
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "type_time_constant_days", MappingProxyType(dict(self.type_time_constant_days))
+        )
+        object.__setattr__(self, "retention_floor", MappingProxyType(dict(self.retention_floor)))
+        object.__setattr__(
+            self, "type_exponent_scale", MappingProxyType(dict(self.type_exponent_scale))
+        )
+        self._validate()
+
+    def replace(self, **changes: object) -> CognitiveMemoryConfig:
+        """A copy with ``changes`` applied (validated like a new config)."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(changes) - known)
+        if unknown:
+            raise ConfigError(f"unknown config field(s): {', '.join(unknown)}")
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(changes)
+        return CognitiveMemoryConfig(**values)
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self) -> None:
+        _choice(self, "decay_model", _DECAY_MODELS)
+        _choice(self, "mode", _MODES)
+        _choice(self, "fusion", _FUSIONS)
+        _choice(self, "token_counter", ("chars", "tiktoken"))
+        _choice(self, "default_memory_type", _TYPES)
+        for name in (
+            "power_gamma",
+            "importance_boost_cap",
+            "reinforcement_spacing_days",
+            "link_time_constant_days",
+            "bm25_k1",
+        ):
+            _number(self, name, low=0.0, low_open=True)
+        for name in (
+            "stability_base",
+            "stability_per_importance",
+            "importance_boost",
+            "reinforcement_gain",
+            "association_reinforcement_gain",
+            "reinforcement_max_multiplier",
+            "retrieval_score_exponent",
+            "version_exponent",
+            "context_window_seconds",
+            "dense_weight",
+            "lexical_weight",
+            "expansion_original_weight",
+            "expansion_weight",
+            "rank_bonus_first",
+            "rank_bonus_top3",
+            "min_score",
+            "bm25_epsilon",
+            "dedup_stability_gain",
+            "link_gain",
+        ):
+            _number(self, name, low=0.0)
+        for name in (
+            "default_importance",
+            "default_confidence",
+            "core_promotion_stability",
+            "deep_recall_penalty",
+            "contradiction_penalty",
+            "weighted_fusion_dense_weight",
+            "mmr_lambda",
+            "bm25_b",
+            "dedup_threshold",
+            "consolidation_retention_threshold",
+            "consolidation_similarity",
+            "consolidation_link_weight",
+            "link_threshold",
+            "hop_decay",
+            "version_similarity",
+            "context_spread",
+        ):
+            _number(self, name, low=0.0, high=1.0)
+        for name in (
+            "rrf_k",
+            "k_dense",
+            "k_sparse",
+            "k_rerank",
+            "top_k",
+            "core_promotion_access_count",
+        ):
+            _integer(self, name, low=1)
+        _integer(self, "core_promotion_sessions", low=1)
+        _integer(self, "consolidation_group_size", low=2)
+        _integer(self, "graph_expansion_hops", low=0)
+        _integer(self, "version_candidates", low=1)
+        _integer(self, "context_span", low=0)
+        _integer(self, "context_seeds", low=0)
+        if self.token_budget is not None:
+            _integer(self, "token_budget", low=1)
+        if self.dense_weight == 0 and self.lexical_weight == 0:
+            raise ConfigError("dense_weight and lexical_weight cannot both be 0")
+        for name in ("reinforce_on_search",):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        self._validate_per_type()
+
+    def _validate_per_type(self) -> None:
+        for name in ("type_time_constant_days", "retention_floor", "type_exponent_scale"):
+            table: Mapping[str, float] = getattr(self, name)
+            missing = [t for t in _TYPES if t not in table]
+            extra = [t for t in table if t not in _TYPES]
+            if missing or extra:
+                raise ConfigError(
+                    f"{name} must map exactly the memory types {_TYPES}; "
+                    f"missing {missing}, unknown {extra}"
+                )
+            for memory_type, value in table.items():
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, (int, float))
+                    or math.isnan(value)
+                ):
+                    raise ConfigError(f"{name}[{memory_type!r}] must be a number, got {value!r}")
+                if name == "type_time_constant_days" and value <= 0:
+                    raise ConfigError(f"{name}[{memory_type!r}] must be > 0 days, got {value!r}")
+                if name == "type_exponent_scale" and value < 0:
+                    raise ConfigError(f"{name}[{memory_type!r}] must be >= 0, got {value!r}")
+                if name == "retention_floor" and not 0.0 <= value <= 1.0:
+                    raise ConfigError(f"{name}[{memory_type!r}] must be in [0, 1], got {value!r}")
+
+
+def _choice(config: CognitiveMemoryConfig, name: str, options: tuple[str, ...]) -> None:
+    value = getattr(config, name)
+    if value not in options:
+        raise ConfigError(f"{name} must be one of {', '.join(options)}; got {value!r}")
+
+
+def _number(
+    config: CognitiveMemoryConfig,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+) -> None:
+    value = getattr(config, name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    if math.isnan(value) or math.isinf(value):
+        raise ConfigError(f"{name} must be finite, got {value!r}")
+    if low is not None and (value < low or (low_open and value == low)):
+        bound = ">" if low_open else ">="
+        raise ConfigError(f"{name} must be {bound} {low:g}, got {value!r}")
+    if high is not None and value > high:
+        raise ConfigError(f"{name} must be <= {high:g}, got {value!r}")
+
+
+def _integer(config: CognitiveMemoryConfig, name: str, *, low: int) -> None:
+    value = getattr(config, name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ConfigError(f"{name} must be >= {low}, got {value!r}")

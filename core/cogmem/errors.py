@@ -1,0 +1,59 @@
+"""The errors cogmem raises.
+
+Every error cogmem raises on purpose is a :class:`CogmemError`. Errors about the caller's input
+also derive from the matching built-in (``ValueError``, ``TypeError``, ``KeyError``) so that code
+written against plain Python conventions keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CogmemError",
+    "ConfigError",
+    "DuplicateIdError",
+    "EmbedderError",
+    "InvalidInputError",
+    "InvalidTypeError",
+    "MemoryNotFoundError",
+    "ModelNotFoundError",
+    "StoreError",
+]
+
+
+class CogmemError(Exception):
+    """Base class of every error cogmem raises on purpose."""
+
+
+class InvalidInputError(CogmemError, ValueError):
+    """An argument has the right type but a value cogmem cannot accept (names the argument)."""
+
+
+class InvalidTypeError(CogmemError, TypeError):
+    """An argument has the wrong type (names the argument and the type it got)."""
+
+
+class ConfigError(InvalidInputError):
+    """A :class:`~cogmem.CognitiveMemoryConfig` field is out of range (names the field)."""
+
+
+class MemoryNotFoundError(CogmemError, KeyError):
+    """No memory has the given id in this store."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want the plain sentence.
+        return str(self.args[0]) if self.args else "memory not found"
+
+
+class DuplicateIdError(InvalidInputError):
+    """``add`` was given an id that is already stored."""
+
+
+class EmbedderError(CogmemError):
+    """The embedder failed or returned vectors of the wrong shape."""
+
+
+class ModelNotFoundError(EmbedderError):
+    """No all-MiniLM-L6-v2 model files could be found on this machine."""
+
+
+class StoreError(CogmemError):
+    """The underlying Chroma store failed or holds data cogmem cannot read."""

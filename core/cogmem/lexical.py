@@ -1,0 +1,1142 @@
+"""Lexical recall: a tokenizer and an incremental BM25 (Okapi) index.
+
+Tokenizing and scoring are kept apart, as in ``rank_bm25`` and ``bm25s``: a :class:`Tokenizer`
+turns text into tokens, and a :class:`BM25Index` scores already-tokenized documents.
+
+Scoring
+-------
+For a query ``Q`` (a list of tokens, repeats allowed) and a document ``D``::
+
+    score(D, Q) = Σ_{q ∈ Q} idf(q) · f(q, D) · (k1 + 1) / (f(q, D) + k1 · (1 - b + b · |D| / avgdl))
+
+    idf(q)      = ln(N - n(q) + 0.5) - ln(n(q) + 0.5)
+                  replaced by ε · mean_idf when negative (term in more than half the documents)
+
+where ``f(q, D)`` is how many times ``q`` occurs in ``D`` (a count), ``|D|`` is the length of
+``D`` in tokens, ``avgdl`` is the mean document length in tokens over the ``N`` live documents
+(documents with no tokens count in ``N``), ``n(q)`` is the number of live documents containing
+``q``, and ``mean_idf`` is the mean of the *raw* idf over every term of the live corpus. The sum
+runs over query occurrences, so a query term given twice counts twice; unknown terms add 0.
+Scores are unitless, and negative when ``mean_idf`` is negative (tiny corpora).
+
+This is exactly ``rank_bm25.BM25Okapi(corpus, k1=k1, b=b, epsilon=ε).get_scores(query)`` on the
+live documents: the per-posting arithmetic is done in the same order, so scores agree bit for bit
+except for the rounding of ``mean_idf`` (summed by numpy rather than in a Python loop). Two
+rank_bm25 details are kept on purpose: an idf of exactly 0 (``n(q) = N / 2``) is not floored, and
+the floor can be negative. One is not: where rank_bm25 computes ``0 / 0 = NaN`` for a document
+lacking a query term (``k1 = 0``, or ``b = 1`` and an empty document), that term adds 0 here.
+A document *matches* when it holds at least one query term, whatever its score.
+
+Costs
+-----
+``add`` and ``remove`` cost O(tokens of the document), amortised: postings live in one growable
+``int32`` array per term (rows of ``(slot, tf)``, capacity doubling), documents in per-slot
+arrays. ``remove`` leaves a tombstone (document frequency and total length are adjusted at once,
+dead postings are skipped when queried); when dead slots exceed a quarter of all slots the index
+compacts itself in O(postings), amortised over the removals that caused it. A query costs
+O(postings of its terms) (a dense scratch array is used only when the postings number at least
+an eighth of the slots); ``mean_idf`` is recomputed lazily, at the first query after a write, in
+O(vocabulary) numpy work. Memory: 8 bytes per posting (``int32`` slot and tf) plus 4 for the
+forward index ``remove`` needs, one small array per term, and the id and vocabulary dictionaries;
+no Python object per posting (about 23 bytes per posting in all for 100k documents of 20 tokens).
+
+Persistence
+-----------
+:meth:`BM25Index.save` writes an uncompressed ``.npz`` (format version, parameters, ids,
+vocabulary and the compacted postings) atomically; :meth:`BM25Index.load` validates it and raises
+:class:`~cogmem.errors.StoreError` on anything it cannot trust, so the caller can rebuild.
+:meth:`BM25Index.fingerprint` (count and XOR of 64-bit BLAKE2b hashes of the ids) lets the caller
+check cheaply whether the index holds exactly a given set of ids.
+
+Thread-safety
+-------------
+Neither class is thread-safe. The caller serialises access to a :class:`BM25Index` (one lock
+around every call, reads included: queries refresh cached statistics). A :class:`Tokenizer`
+holds a stemmer with an internal cache; give each thread its own (they pickle cheaply).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress, islice, pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import Stemmer
+
+from cogmem.errors import (
+    DuplicateIdError,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryNotFoundError,
+    StoreError,
+)
+
+__all__ = [
+    "INDEX_FORMAT_VERSION",
+    "STOPWORDS_EN",
+    "BM25Index",
+    "Tokenizer",
+]
+
+STOPWORDS_EN: frozenset[str] = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into",
+        "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then",
+        "there", "these", "they", "this", "to", "was", "will", "with",
+    }
+)  # fmt: skip
+"""English stop words: the list ``bm25s`` ships as ``STOPWORDS_EN`` (Lucene's 33 words)."""
+
+INDEX_FORMAT_VERSION = 1
+"""Version of the file format written by :meth:`BM25Index.save`."""
+
+_MAGIC = b"cogmem-bm25"
+_WORD_RE = re.compile(r"\w+")
+
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+Bool = npt.NDArray[np.bool_]
+
+_EMPTY_POSTINGS: I32 = np.empty((0, 2), dtype=np.int32)
+_EMPTY_POSTINGS.flags.writeable = False
+
+
+# --------------------------------------------------------------------------------------------
+# Tokenizer
+
+
+class Tokenizer:
+    """Text to BM25 tokens: lowercase, ``\\w+`` words, stop words dropped, Snowball stems.
+
+    Token order and repeats are kept (BM25 counts them). Stop words are compared with the
+    lowercased word before stemming.
+
+    Args:
+        language: A Snowball algorithm name known to PyStemmer, e.g. ``"english"``.
+        stopwords: Words to drop (compared lowercased); ``None`` drops nothing.
+        stem: Whether to stem the words.
+
+    Raises:
+        InvalidTypeError: An argument has the wrong type.
+        InvalidInputError: ``language`` is not a PyStemmer algorithm.
+
+    Example:
+        >>> Tokenizer()("The runner was running, and runs!")
+        ['runner', 'run', 'run']
+    """
+
+    __slots__ = ("_language", "_stem", "_stemmer", "_stopwords")
+
+    def __init__(
+        self,
+        language: str = "english",
+        stopwords: Iterable[str] | None = STOPWORDS_EN,
+        stem: bool = True,
+    ) -> None:
+        if not isinstance(language, str):
+            raise InvalidTypeError(f"language must be a str, got {type(language).__name__}")
+        if not isinstance(stem, bool):
+            raise InvalidTypeError(f"stem must be a bool, got {type(stem).__name__}")
+        if language not in Stemmer.algorithms():
+            raise InvalidInputError(
+                f"language {language!r} is not a PyStemmer algorithm; "
+                f"choose one of {sorted(Stemmer.algorithms())}"
+            )
+        if stopwords is None:
+            words: frozenset[str] = frozenset()
+        elif isinstance(stopwords, str) or not isinstance(stopwords, Iterable):
+            raise InvalidTypeError(
+                f"stopwords must be an iterable of str or None, got {type(stopwords).__name__}"
+            )
+        else:
+            items = list(stopwords)
+            for word in items:
+                if not isinstance(word, str):
+                    raise InvalidTypeError(f"stopwords must contain str, got {type(word).__name__}")
+            words = frozenset(word.lower() for word in items)
+        self._language = language
+        self._stopwords = words
+        self._stem = stem
+        self._stemmer: Any = Stemmer.Stemmer(language) if stem else None
+
+    @property
+    def language(self) -> str:
+        """The Snowball algorithm name."""
+        return self._language
+
+    @property
+    def stopwords(self) -> frozenset[str]:
+        """The (lowercased) stop words."""
+        return self._stopwords
+
+    @property
+    def stem(self) -> bool:
+        """Whether words are stemmed."""
+        return self._stem
+
+    def __call__(self, text: str) -> list[str]:
+        """Tokenize one text.
+
+        Args:
+            text: Any text.
+
+        Returns:
+            The tokens, in order, repeats kept.
+
+        Raises:
+            InvalidTypeError: ``text`` is not a str.
+        """
+        if not isinstance(text, str):
+            raise InvalidTypeError(f"text must be a str, got {type(text).__name__}")
+        words = _WORD_RE.findall(text.lower())
+        if self._stopwords:
+            stop = self._stopwords
+            words = [word for word in words if word not in stop]
+        if self._stemmer is not None and words:
+            stemmed: list[str] = self._stemmer.stemWords(words)
+            return stemmed
+        return words
+
+    def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
+        """Tokenize several texts.
+
+        Args:
+            texts: The texts.
+
+        Returns:
+            One token list per text, in order.
+
+        Raises:
+            InvalidTypeError: ``texts`` is a str, or an item is not a str.
+        """
+        if isinstance(texts, str) or not isinstance(texts, Iterable):
+            raise InvalidTypeError(f"texts must be an iterable of str, got {type(texts).__name__}")
+        return [self(text) for text in texts]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The PyStemmer object cannot be pickled; rebuild from the settings instead.
+        return (Tokenizer, (self._language, self._stopwords, self._stem))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tokenizer):
+            return NotImplemented
+        return (self._language, self._stopwords, self._stem) == (
+            other._language,
+            other._stopwords,
+            other._stem,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._language, self._stopwords, self._stem))
+
+    def __repr__(self) -> str:
+        return (
+            f"Tokenizer(language={self._language!r}, stopwords=<{len(self._stopwords)} words>, "
+            f"stem={self._stem})"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Validation helpers
+
+
+def _check_real(value: object, name: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(f"{name} must be a real number, got {type(value).__name__}")
+    number = float(value)
+    if not (math.isfinite(number) and low <= number <= high):
+        raise InvalidInputError(f"{name} must be finite and within [{low}, {high}], got {value!r}")
+    return number
+
+
+def _check_id(doc_id: object, name: str = "doc_id") -> str:
+    if not isinstance(doc_id, str):
+        raise InvalidTypeError(f"{name} must be a str, got {type(doc_id).__name__}")
+    if not doc_id:
+        raise InvalidInputError(f"{name} must not be empty")
+    return doc_id
+
+
+def _check_tokens(tokens: object, name: str) -> Sequence[str]:
+    if isinstance(tokens, (str, bytes, bytearray)) or not isinstance(tokens, Sequence):
+        raise InvalidTypeError(
+            f"{name} must be a sequence of str tokens (e.g. a list), got {type(tokens).__name__}"
+        )
+    return tokens
+
+
+def _count_tokens(tokens: object, name: str) -> tuple[int, Counter[str]]:
+    seq = _check_tokens(tokens, name)
+    try:
+        counts: Counter[str] = Counter(seq)
+    except TypeError as exc:  # an unhashable token
+        raise InvalidTypeError(f"{name} must contain str tokens: {exc}") from exc
+    return len(seq), counts
+
+
+def _check_query(tokens: object) -> Sequence[str]:
+    seq = _check_tokens(tokens, "query_tokens")
+    for token in seq:
+        if not isinstance(token, str):
+            raise InvalidTypeError(
+                f"query_tokens must contain str tokens, got {type(token).__name__}"
+            )
+    return seq
+
+
+def _check_count(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise InvalidInputError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _id_hash(doc_id: str) -> int:
+    digest = hashlib.blake2b(doc_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def _grow(array: npt.NDArray[Any], needed: int) -> npt.NDArray[Any]:
+    """A copy of ``array`` with room for at least ``needed`` rows (capacity doubling)."""
+    capacity = max(needed, 2 * array.shape[0], 8)
+    grown = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
+    grown[: array.shape[0]] = array
+    return grown
+
+
+def _stable_argsort(keys: npt.NDArray[Any]) -> I64:
+    """Stable argsort of non-negative int32 keys by LSD radix passes on 16-bit digits.
+
+    numpy sorts 16-bit keys stably with a radix sort, several times faster than its timsort
+    on 32-bit keys.
+    """
+    low = (keys & 0xFFFF).astype(np.uint16)
+    order: I64 = np.argsort(low, kind="stable")
+    high = (keys >> 16).astype(np.uint16)
+    if high.any():
+        order = order[np.argsort(high[order], kind="stable")]
+    return order
+
+
+def _pack_strings(strings: list[str]) -> tuple[npt.NDArray[np.uint8], I64]:
+    text = "".join(strings)
+    blob = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    return blob, lengths
+
+
+def _unpack_strings(blob: npt.NDArray[Any], lengths: npt.NDArray[Any]) -> list[str]:
+    text = blob.tobytes().decode("utf-8", "surrogatepass")
+    if lengths.shape[0] and int(lengths.min()) < 0:
+        raise ValueError("negative string length")
+    ends = np.cumsum(lengths).tolist()
+    if (ends[-1] if ends else 0) != len(text):
+        raise ValueError("string lengths do not match the string data")
+    starts = [0, *ends[:-1]] if ends else []
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
+
+
+# --------------------------------------------------------------------------------------------
+# BM25 index
+
+
+class BM25Index:
+    """An incremental BM25 (Okapi) index over tokenized documents keyed by string ids.
+
+    Scores equal ``rank_bm25.BM25Okapi`` built on the live documents (see the module docstring).
+    Not thread-safe: the caller holds a lock around every call.
+
+    Args:
+        k1: Term-frequency saturation, ``0 <= k1 <= 1000``.
+        b: Length normalisation, ``0 <= b <= 1``.
+        epsilon: Floor factor for negative idfs (``ε · mean_idf``), ``0 <= epsilon <= 1000``.
+
+    Raises:
+        InvalidTypeError: A parameter is not a real number.
+        InvalidInputError: A parameter is out of range or not finite.
+    """
+
+    _COMPACT_MIN_DEAD = 16
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> None:
+        self._k1 = _check_real(k1, "k1", 0.0, 1000.0)
+        self._b = _check_real(b, "b", 0.0, 1.0)
+        self._epsilon = _check_real(epsilon, "epsilon", 0.0, 1000.0)
+        self._reset()
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        # Documents, by slot (insertion order).
+        # _slot_ids is only appended to between compactions (ranked() snapshots rely on it).
+        self._slot_ids: list[str] = []
+        self._slot_of: dict[str, int] = {}
+        self._alive: Bool = np.zeros(0, dtype=np.bool_)
+        self._dl: I32 = np.zeros(0, dtype=np.int32)
+        self._nslots = 0
+        self._ndead = 0
+        self._total = 0  # tokens in live documents
+        self._xor = 0
+        # Forward index: term ids of slot s are _fterm[_fptr[s]:_fptr[s + 1]].
+        self._fptr: I64 = np.zeros(1, dtype=np.int64)
+        self._fterm: I32 = np.zeros(0, dtype=np.int32)
+        # Inverted index: term id -> rows (slot, tf), slots ascending; _plen rows are used.
+        self._vocab: dict[str, int] = {}
+        self._post: list[I32] = []
+        self._plen: list[int] = []
+        self._df: I64 = np.zeros(0, dtype=np.int64)  # live document frequency
+        self._stats_cache: tuple[int, float, float] | None = None
+
+    # -- properties ----------------------------------------------------------------------------
+
+    @property
+    def k1(self) -> float:
+        """Term-frequency saturation parameter."""
+        return self._k1
+
+    @property
+    def b(self) -> float:
+        """Length-normalisation parameter."""
+        return self._b
+
+    @property
+    def epsilon(self) -> float:
+        """Floor factor applied to the mean idf for negative idfs."""
+        return self._epsilon
+
+    @property
+    def avgdl(self) -> float:
+        """Mean live document length in tokens (0.0 when empty)."""
+        return self._total / len(self._slot_of) if self._slot_of else 0.0
+
+    def __len__(self) -> int:
+        return len(self._slot_of)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return isinstance(doc_id, str) and doc_id in self._slot_of
+
+    def ids(self) -> set[str]:
+        """The ids of the live documents (a new set)."""
+        return set(self._slot_of)
+
+    def __repr__(self) -> str:
+        return (
+            f"BM25Index(k1={self._k1}, b={self._b}, epsilon={self._epsilon}, "
+            f"documents={len(self)}, terms={int(np.count_nonzero(self._df))})"
+        )
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def add(self, doc_id: str, tokens: Sequence[str]) -> None:
+        """Index one document; O(its tokens), amortised.
+
+        Args:
+            doc_id: Its id (non-empty str, not already indexed).
+            tokens: Its tokens (e.g. from :class:`Tokenizer`); may be empty.
+
+        Raises:
+            DuplicateIdError: ``doc_id`` is already indexed (an :class:`InvalidInputError`);
+                the index is unchanged.
+            InvalidTypeError: Wrong argument types; the index is unchanged.
+        """
+        _check_id(doc_id)
+        length, counts = _count_tokens(tokens, "tokens")
+        for token in counts:
+            if not isinstance(token, str):
+                raise InvalidTypeError(f"tokens must contain str, got {type(token).__name__}")
+        if doc_id in self._slot_of:
+            raise DuplicateIdError(f"document {doc_id!r} is already indexed; remove it first")
+
+        vocab = self._vocab
+        old_terms = len(vocab)
+        tids = [vocab.setdefault(term, len(vocab)) for term in counts]
+        self._add_terms(old_terms)
+        slot = self._nslots
+        self._reserve_slots(slot + 1)
+        unique = len(tids)
+        fstart = int(self._fptr[slot])
+        if fstart + unique > self._fterm.shape[0]:
+            self._fterm = _grow(self._fterm, fstart + unique)
+        self._fterm[fstart : fstart + unique] = tids
+        self._fptr[slot + 1] = fstart + unique
+        self._alive[slot] = True
+        self._dl[slot] = length
+        if unique:
+            self._df[tids] += 1  # a document's term ids are distinct
+        post, plen = self._post, self._plen
+        for tid, tf in zip(tids, counts.values(), strict=True):
+            used = plen[tid]
+            arr = post[tid]
+            if used == arr.shape[0]:
+                grown = np.empty((max(1, 2 * used), 2), dtype=np.int32)
+                grown[:used] = arr
+                post[tid] = arr = grown
+            arr[used, 0] = slot
+            arr[used, 1] = tf
+            plen[tid] = used + 1
+        self._slot_ids.append(doc_id)
+        self._slot_of[doc_id] = slot
+        self._nslots = slot + 1
+        self._total += length
+        self._xor ^= _id_hash(doc_id)
+        self._stats_cache = None
+
+    def add_many(self, items: Iterable[tuple[str, Sequence[str]]]) -> int:
+        """Index several documents at once (all or nothing).
+
+        Faster per document than :meth:`add` for large batches: postings are grouped per term,
+        so the Python work per term is paid once per batch instead of once per document.
+
+        Args:
+            items: ``(doc_id, tokens)`` pairs.
+
+        Returns:
+            How many documents were added.
+
+        Raises:
+            DuplicateIdError: An id is already indexed or repeated in ``items``; nothing added.
+            InvalidTypeError: Wrong item types; nothing is added.
+        """
+        if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+            raise InvalidTypeError(
+                f"items must be an iterable of (doc_id, tokens), got {type(items).__name__}"
+            )
+        ids: list[str] = []
+        lengths: list[int] = []
+        counters: list[Counter[str]] = []
+        seen: set[str] = set()
+        for item in items:
+            if not isinstance(item, tuple) or len(item) != 2:
+                raise InvalidTypeError("items must contain (doc_id, tokens) tuples")
+            doc_id = _check_id(item[0])
+            length, counts = _count_tokens(item[1], "tokens")
+            if doc_id in self._slot_of or doc_id in seen:
+                raise DuplicateIdError(f"document {doc_id!r} is already indexed or repeated")
+            seen.add(doc_id)
+            ids.append(doc_id)
+            lengths.append(length)
+            counters.append(counts)
+        if ids:
+            self._append(ids, lengths, counters)
+        return len(ids)
+
+    def _add_terms(self, old_terms: int) -> None:
+        """Make room for the terms the vocabulary gained since it had ``old_terms``."""
+        new_terms = len(self._vocab)
+        if new_terms > old_terms:
+            if new_terms > self._df.shape[0]:
+                self._df = _grow(self._df, new_terms)
+            self._post.extend([_EMPTY_POSTINGS] * (new_terms - old_terms))
+            self._plen.extend([0] * (new_terms - old_terms))
+
+    def _reserve_slots(self, end: int) -> None:
+        if end > self._alive.shape[0]:
+            self._alive = _grow(self._alive, end)
+            self._dl = _grow(self._dl, end)
+        if end + 1 > self._fptr.shape[0]:
+            self._fptr = _grow(self._fptr, end + 1)
+
+    def _append(self, ids: list[str], lengths: list[int], counters: list[Counter[str]]) -> None:
+        """Add new documents in bulk; checks the token types, then mutates (all or nothing)."""
+        count = len(ids)
+        first = self._nslots
+        end = first + count
+        terms: list[str] = []
+        tfs: list[int] = []
+        uniques: list[int] = []
+        for counts in counters:
+            terms.extend(counts.keys())
+            tfs.extend(counts.values())
+            uniques.append(len(counts))
+        # Term ids (new terms get the next ids). Only new terms can be non-str: check those,
+        # and forget them again if one is bad.
+        vocab = self._vocab
+        old_terms = len(vocab)
+        setdefault = vocab.setdefault
+        tids_list = [setdefault(term, len(vocab)) for term in terms]
+        new_keys = list(islice(vocab, old_terms, None))
+        bad = [type(t).__name__ for t in new_keys if not isinstance(t, str)]
+        if bad:
+            for term in new_keys:
+                del vocab[term]
+            raise InvalidTypeError(f"tokens must contain str, got {bad[0]}")
+        self._add_terms(old_terms)
+        postings = len(tids_list)
+        tids: I32 = np.fromiter(tids_list, dtype=np.int32, count=postings)
+        del tids_list
+
+        self._reserve_slots(end)
+        self._alive[first:end] = True
+        self._dl[first:end] = lengths
+        fstart = int(self._fptr[first])
+        fend = fstart + postings
+        if fend > self._fterm.shape[0]:
+            self._fterm = _grow(self._fterm, fend)
+        self._fterm[fstart:fend] = tids
+        self._fptr[first + 1 : end + 1] = fstart + np.cumsum(uniques, dtype=np.int64)
+
+        if postings:
+            order = _stable_argsort(tids)  # stable: slots stay ascending within a term
+            sorted_tids = tids[order]
+            starts = np.flatnonzero(np.diff(sorted_tids)) + 1
+            heads = np.concatenate(([0], starts))
+            group_tids = sorted_tids[heads]
+            sizes = np.diff(np.concatenate((heads, [postings])))
+            self._df[group_tids] += sizes
+            rows = np.empty((postings, 2), dtype=np.int32)
+            rows[:, 0] = np.repeat(np.arange(first, end, dtype=np.int32), uniques)[order]
+            rows[:, 1] = np.fromiter(tfs, dtype=np.int32, count=postings)[order]
+            post, plen = self._post, self._plen
+            for tid, lo, size in zip(
+                group_tids.tolist(), heads.tolist(), sizes.tolist(), strict=True
+            ):
+                used = plen[tid]
+                need = used + size
+                arr = post[tid]
+                if need > arr.shape[0]:
+                    grown = np.empty((max(need, 2 * arr.shape[0]), 2), dtype=np.int32)
+                    grown[:used] = arr[:used]
+                    post[tid] = arr = grown
+                arr[used:need] = rows[lo : lo + size]
+                plen[tid] = need
+
+        self._slot_ids.extend(ids)
+        self._slot_of.update(zip(ids, range(first, end), strict=True))
+        self._nslots = end
+        self._total += sum(lengths)
+        xor = self._xor
+        for doc_id in ids:
+            xor ^= _id_hash(doc_id)
+        self._xor = xor
+        self._stats_cache = None
+
+    def remove(self, doc_id: str) -> bool:
+        """Remove one document.
+
+        Args:
+            doc_id: Its id.
+
+        Returns:
+            True if it was indexed, False if it was not (nothing changes then).
+
+        Raises:
+            InvalidTypeError: ``doc_id`` is not a str.
+        """
+        if not isinstance(doc_id, str):
+            raise InvalidTypeError(f"doc_id must be a str, got {type(doc_id).__name__}")
+        slot = self._slot_of.pop(doc_id, None)
+        if slot is None:
+            return False
+        self._alive[slot] = False
+        self._total -= int(self._dl[slot])
+        self._df[self._fterm[self._fptr[slot] : self._fptr[slot + 1]]] -= 1
+        self._ndead += 1
+        self._xor ^= _id_hash(doc_id)
+        self._stats_cache = None
+        if self._ndead >= self._COMPACT_MIN_DEAD and 4 * self._ndead > self._nslots:
+            self.compact()
+        return True
+
+    def remove_many(self, doc_ids: Iterable[str]) -> int:
+        """Remove several documents; absent ids are ignored.
+
+        Args:
+            doc_ids: The ids.
+
+        Returns:
+            How many were removed.
+
+        Raises:
+            InvalidTypeError: An id is not a str (ids before it are already removed).
+        """
+        if isinstance(doc_ids, str) or not isinstance(doc_ids, Iterable):
+            raise InvalidTypeError(
+                f"doc_ids must be an iterable of str, got {type(doc_ids).__name__}"
+            )
+        return sum(self.remove(doc_id) for doc_id in doc_ids)
+
+    def clear(self) -> None:
+        """Remove every document."""
+        self._reset()
+
+    def compact(self) -> None:
+        """Drop tombstones and unused terms, renumbering slots; O(postings).
+
+        Runs automatically when dead slots exceed a quarter of all slots. Scores, ids and the
+        order of ties are unchanged. Does nothing when there is nothing to drop.
+        """
+        terms = len(self._vocab)
+        if self._ndead or int(np.count_nonzero(self._df[:terms])) != terms:
+            self._compact()
+
+    def _compact(self) -> tuple[I32, I64]:
+        """Compact (see :meth:`compact`); returns the postings rows and their term pointer."""
+        slots = self._nslots
+        alive = self._alive[:slots]
+        terms = len(self._vocab)
+        plen = np.array(self._plen, dtype=np.int64)
+        live_terms = self._df[:terms] > 0
+
+        slot_map = np.cumsum(alive, dtype=np.int64) - 1
+        term_map = np.cumsum(live_terms, dtype=np.int64) - 1
+        parts = [arr[:used] for arr, used in zip(self._post, plen.tolist(), strict=True)]
+        rows: I32 = np.concatenate(parts) if parts else _EMPTY_POSTINGS
+        row_terms = np.repeat(np.arange(terms, dtype=np.int64), plen)
+        keep = alive[rows[:, 0]]
+        rows = rows[keep]  # a new array: the old one may be shared with _post
+        rows[:, 0] = slot_map[rows[:, 0]]
+        nlive_terms = int(np.count_nonzero(live_terms))
+        counts = np.bincount(term_map[row_terms[keep]], minlength=nlive_terms)
+        ptr = np.zeros(nlive_terms + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
+
+        widths = np.diff(self._fptr[: slots + 1])
+        fkeep = np.repeat(alive, widths)
+        fterm = term_map[self._fterm[: int(self._fptr[slots])][fkeep]].astype(np.int32)
+        fptr = np.zeros(int(np.count_nonzero(alive)) + 1, dtype=np.int64)
+        np.cumsum(widths[alive], out=fptr[1:])
+
+        ids = [self._slot_ids[s] for s in np.flatnonzero(alive).tolist()]
+        vocab = list(compress(self._vocab, live_terms.tolist()))
+        dl = self._dl[:slots][alive]
+        xor, total = self._xor, self._total
+        self._install(ids, dl, vocab, rows, ptr, fterm, fptr)
+        self._xor, self._total = xor, total
+        return rows, ptr
+
+    def _install(
+        self,
+        ids: list[str],
+        dl: I32,
+        vocab: list[str],
+        rows: I32,
+        ptr: I64,
+        fterm: I32,
+        fptr: I64,
+    ) -> None:
+        """Replace the whole state by compacted arrays (no dead slots, no unused terms)."""
+        self._reset()
+        n = len(ids)
+        self._slot_ids = ids
+        self._slot_of = dict(zip(ids, range(n), strict=True))
+        self._alive = np.ones(n, dtype=np.bool_)
+        self._dl = np.array(dl, dtype=np.int32)  # a writable copy
+        self._nslots = n
+        self._fptr = fptr
+        self._fterm = fterm
+        self._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
+        bounds = ptr.tolist()
+        self._post = [rows[a:b] for a, b in pairwise(bounds)]
+        self._df = np.diff(ptr)
+        self._plen = self._df.tolist()
+
+    # -- fingerprint ---------------------------------------------------------------------------
+
+    def fingerprint(self) -> tuple[int, int]:
+        """``(count, xor)`` of the live ids: count and XOR of their 64-bit BLAKE2b hashes.
+
+        Maintained incrementally (O(1)). Compare with :meth:`fingerprint_of` of the ids the
+        index should hold; equal fingerprints mean the same set (up to a 2**-64 accident).
+        """
+        return len(self._slot_of), self._xor
+
+    @staticmethod
+    def fingerprint_of(doc_ids: Iterable[str]) -> tuple[int, int]:
+        """The :meth:`fingerprint` an index holding exactly ``set(doc_ids)`` would have.
+
+        Raises:
+            InvalidTypeError: An id is not a str.
+        """
+        if isinstance(doc_ids, str) or not isinstance(doc_ids, Iterable):
+            raise InvalidTypeError(
+                f"doc_ids must be an iterable of str, got {type(doc_ids).__name__}"
+            )
+        unique = set(doc_ids)
+        xor = 0
+        for doc_id in unique:
+            if not isinstance(doc_id, str):
+                raise InvalidTypeError(f"doc_ids must contain str, got {type(doc_id).__name__}")
+            xor ^= _id_hash(doc_id)
+        return len(unique), xor
+
+    # -- scoring -------------------------------------------------------------------------------
+
+    def _stats(self) -> tuple[int, float, float]:
+        """``(N, avgdl, ε · mean_idf)``, cached until the next write."""
+        cached = self._stats_cache
+        if cached is not None:
+            return cached
+        n = len(self._slot_of)
+        df = self._df[: len(self._vocab)]
+        live = df[df > 0]
+        if n == 0 or live.size == 0:
+            stats = (n, self.avgdl, 0.0)
+        else:
+            idf = np.log(n - live + 0.5) - np.log(live + 0.5)
+            mean_idf = float(idf.sum()) / live.size
+            stats = (n, self._total / n, self._epsilon * mean_idf)
+        self._stats_cache = stats
+        return stats
+
+    def _idf(self, df: int, n: int, floor: float) -> float:
+        idf = math.log(n - df + 0.5) - math.log(df + 0.5)
+        return floor if idf < 0 else idf
+
+    def _match(self, query_tokens: Sequence[str]) -> tuple[I64, F64]:
+        """Slots (ascending) of live documents holding a query term, and their scores."""
+        query = _check_query(query_tokens)
+        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+        if not self._slot_of:
+            return empty
+        n, avgdl, floor = self._stats()
+        k1, b = self._k1, self._b
+        vocab, df, plen, post = self._vocab, self._df, self._plen, self._post
+        cache: dict[int, tuple[I32, F64]] = {}
+        slot_parts: list[I32] = []
+        score_parts: list[F64] = []
+        for token in query:
+            tid = vocab.get(token)
+            if tid is None:
+                continue
+            part = cache.get(tid)
+            if part is None:
+                d = int(df[tid])
+                if d == 0:
+                    continue
+                idf = self._idf(d, n, floor)
+                used = int(plen[tid])
+                rows = post[tid][:used]
+                if used != d:  # some postings are dead
+                    rows = rows[self._alive[rows[:, 0]]]
+                slots = rows[:, 0]
+                tf = rows[:, 1]
+                dl = self._dl[slots]
+                # Same operations, in the same order, as rank_bm25.BM25Okapi.get_scores.
+                contrib = idf * (tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)))
+                part = cache[tid] = (slots, contrib)
+            slot_parts.append(part[0])
+            score_parts.append(part[1])
+        if not slot_parts:
+            return empty
+        if len(slot_parts) == 1:
+            return slot_parts[0].astype(np.int64), score_parts[0] + 0.0
+        all_slots = np.concatenate(slot_parts)
+        all_scores = np.concatenate(score_parts)
+        # bincount adds the weights in input order, i.e. in query order, like rank_bm25.
+        if 8 * all_slots.shape[0] >= self._nslots:  # dense scratch costs O(postings) here
+            hits = np.bincount(all_slots, minlength=self._nslots)
+            sums = np.bincount(all_slots, weights=all_scores, minlength=self._nslots)
+            matched = np.flatnonzero(hits)
+            return matched.astype(np.int64), np.asarray(sums[matched], dtype=np.float64)
+        unique, inverse = np.unique(all_slots, return_inverse=True)
+        sums = np.bincount(inverse, weights=all_scores, minlength=unique.shape[0])
+        return unique.astype(np.int64), np.asarray(sums, dtype=np.float64)
+
+    @staticmethod
+    def _order(scores: F64, k: int | None) -> I64:
+        """Indices of the top ``k`` (all if None) by score desc, then index asc."""
+        m = scores.shape[0]
+        neg = -scores
+        if k is None or k >= m:
+            return np.argsort(neg, kind="stable")
+        if k == 0:
+            return np.zeros(0, dtype=np.int64)
+        threshold = np.partition(neg, k - 1)[k - 1]
+        candidates = np.flatnonzero(neg <= threshold)
+        return candidates[np.argsort(neg[candidates], kind="stable")[:k]]
+
+    @staticmethod
+    def _pairs(ids: list[str], slots: I64, scores: F64) -> list[tuple[str, float]]:
+        return [(ids[s], sc) for s, sc in zip(slots.tolist(), scores.tolist(), strict=True)]
+
+    def search(self, query_tokens: Sequence[str], k: int | None = None) -> list[tuple[str, float]]:
+        """Documents holding at least one query term, best first.
+
+        Args:
+            query_tokens: The query's tokens (same tokenizer as the documents); repeats count.
+            k: Return at most this many (``None``: all matches).
+
+        Returns:
+            ``(doc_id, score)`` pairs by score descending; ties in insertion order.
+
+        Raises:
+            InvalidTypeError: ``query_tokens`` is not a sequence of str, or ``k`` not an int.
+            InvalidInputError: ``k`` is negative.
+        """
+        if k is not None:
+            _check_count(k, "k", 0)
+        slots, scores = self._match(query_tokens)
+        order = self._order(scores, k)
+        return self._pairs(self._slot_ids, slots[order], scores[order])
+
+    def ranked(
+        self, query_tokens: Sequence[str], chunk_size: int = 256
+    ) -> Iterator[list[tuple[str, float]]]:
+        """Walk the matches of :meth:`search` in chunks, best first.
+
+        Scores are computed when this is called (a snapshot: later writes do not affect the
+        iterator). Chunks are sorted lazily by partial selections of growing size (1, 4, 16...
+        chunks), so a caller that stops early never pays for sorting every match.
+
+        Args:
+            query_tokens: The query's tokens.
+            chunk_size: Pairs per chunk (the last may be shorter).
+
+        Returns:
+            An iterator of non-empty lists of ``(doc_id, score)``; their concatenation equals
+            ``search(query_tokens)``.
+
+        Raises:
+            InvalidTypeError: Wrong argument types.
+            InvalidInputError: ``chunk_size`` < 1.
+        """
+        _check_count(chunk_size, "chunk_size", 1)
+        slots, scores = self._match(query_tokens)
+        return self._chunks(self._slot_ids, slots, scores, chunk_size)
+
+    @classmethod
+    def _chunks(
+        cls, ids: list[str], slots: I64, scores: F64, chunk_size: int
+    ) -> Iterator[list[tuple[str, float]]]:
+        m = scores.shape[0]
+        done = 0
+        want = chunk_size
+        while done < m:
+            # Top `want` by the same total order each round, so each round extends the last.
+            order = cls._order(scores, want)
+            for start in range(done, order.shape[0], chunk_size):
+                part = order[start : start + chunk_size]
+                yield cls._pairs(ids, slots[part], scores[part])
+            done = order.shape[0]
+            want *= 4
+
+    def get_scores(self, query_tokens: Sequence[str]) -> dict[str, float]:
+        """Scores of the documents holding at least one query term (others score 0).
+
+        Raises:
+            InvalidTypeError: ``query_tokens`` is not a sequence of str.
+        """
+        slots, scores = self._match(query_tokens)
+        ids = self._slot_ids
+        return {ids[s]: sc for s, sc in zip(slots.tolist(), scores.tolist(), strict=True)}
+
+    def score(self, query_tokens: Sequence[str], doc_ids: Iterable[str]) -> dict[str, float]:
+        """Scores of specific documents (0.0 for those holding no query term).
+
+        Costs O(|query| · log(postings)) per document, for explanations.
+
+        Args:
+            query_tokens: The query's tokens.
+            doc_ids: Indexed ids.
+
+        Returns:
+            ``{doc_id: score}``.
+
+        Raises:
+            MemoryNotFoundError: An id is not indexed.
+            InvalidTypeError: Wrong argument types.
+        """
+        query = _check_query(query_tokens)
+        if isinstance(doc_ids, str) or not isinstance(doc_ids, Iterable):
+            raise InvalidTypeError(
+                f"doc_ids must be an iterable of str, got {type(doc_ids).__name__}"
+            )
+        wanted = list(doc_ids)
+        slots: list[int] = []
+        for doc_id in wanted:
+            if not isinstance(doc_id, str):
+                raise InvalidTypeError(f"doc_ids must contain str, got {type(doc_id).__name__}")
+            slot = self._slot_of.get(doc_id)
+            if slot is None:
+                raise MemoryNotFoundError(f"document {doc_id!r} is not in the BM25 index")
+            slots.append(slot)
+        if not wanted:
+            return {}
+        n, avgdl, floor = self._stats()
+        k1, b = self._k1, self._b
+        terms: list[tuple[float, I32] | None] = []
+        for token in query:
+            tid = self._vocab.get(token)
+            d = 0 if tid is None else int(self._df[tid])
+            if tid is None or d == 0:
+                terms.append(None)
+            else:
+                terms.append((self._idf(d, n, floor), self._post[tid][: self._plen[tid]]))
+        result: dict[str, float] = {}
+        for doc_id, slot in zip(wanted, slots, strict=True):
+            dl = int(self._dl[slot])
+            total = 0.0
+            for term in terms:
+                if term is None:
+                    continue
+                idf, rows = term
+                column = rows[:, 0]
+                j = int(np.searchsorted(column, slot))
+                if j < column.shape[0] and int(column[j]) == slot:
+                    tf = int(rows[j, 1])
+                    total += idf * (tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)))
+            result[doc_id] = total
+        return result
+
+    # -- introspection -------------------------------------------------------------------------
+
+    def nbytes(self) -> int:
+        """Bytes held by the index's numpy arrays (capacity included; dictionaries excluded)."""
+        arrays: list[npt.NDArray[Any]] = [
+            self._alive, self._dl, self._fptr, self._fterm, self._df,
+        ]  # fmt: skip
+        total = sum(a.nbytes for a in arrays)
+        seen: set[int] = set()
+        for arr in self._post:
+            base = arr.base if isinstance(arr.base, np.ndarray) else None
+            if base is None:
+                total += arr.nbytes
+            elif id(base) not in seen:
+                seen.add(id(base))
+                total += base.nbytes
+        return total
+
+    def stats(self) -> dict[str, int | float]:
+        """Sizes: documents, dead_slots, terms, postings, total_tokens, avgdl, array_bytes."""
+        return {
+            "documents": len(self._slot_of),
+            "dead_slots": self._ndead,
+            "terms": int(np.count_nonzero(self._df)),
+            "postings": int(self._df.sum()),
+            "total_tokens": self._total,
+            "avgdl": self.avgdl,
+            "array_bytes": self.nbytes(),
+        }
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the index to ``path`` atomically (temp file in the same directory, then rename).
+
+        Compacts the index first. The file is an uncompressed ``.npz`` holding the format
+        version, ``k1``/``b``/``epsilon``, ids, vocabulary and postings.
+
+        Raises:
+            OSError: The file cannot be written (the old file, if any, is left intact).
+        """
+        target = Path(path)
+        rows, ptr = self._compact()
+        id_blob, id_lengths = _pack_strings(self._slot_ids)
+        term_blob, term_lengths = _pack_strings(list(self._vocab))
+        arrays: dict[str, npt.NDArray[Any]] = {
+            "magic": np.frombuffer(_MAGIC, dtype=np.uint8),
+            "version": np.array([INDEX_FORMAT_VERSION], dtype=np.int64),
+            "params": np.array([self._k1, self._b, self._epsilon], dtype=np.float64),
+            "id_blob": id_blob,
+            "id_lengths": id_lengths,
+            "doc_len": self._dl[: self._nslots],
+            "term_blob": term_blob,
+            "term_lengths": term_lengths,
+            "ptr": ptr,
+            "postings": rows,
+            "id_xor": np.array([self._xor], dtype=np.uint64),
+        }
+        directory = target.parent
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, allow_pickle=False, **arrays)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        if hasattr(os, "O_DIRECTORY"):
+            with contextlib.suppress(OSError):
+                dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    os.fsync(dir_fd)
+                finally:
+                    os.close(dir_fd)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> BM25Index:
+        """Read an index written by :meth:`save`.
+
+        Raises:
+            StoreError: The file is missing, unreadable, corrupted, or of another format
+                version; the caller should rebuild the index from its documents.
+        """
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+        except Exception as exc:  # any failure to read means: rebuild
+            raise StoreError(f"cannot read BM25 index {os.fspath(path)!r}: {exc}") from exc
+        try:
+            return cls._from_arrays(arrays)
+        except Exception as exc:  # CogmemError from the parameters included
+            raise StoreError(f"invalid BM25 index {os.fspath(path)!r}: {exc}") from exc
+
+    @classmethod
+    def _from_arrays(cls, arrays: dict[str, npt.NDArray[Any]]) -> BM25Index:
+        def get(name: str, dtype: type[np.generic], ndim: int) -> npt.NDArray[Any]:
+            array = arrays[name]
+            if array.dtype != np.dtype(dtype) or array.ndim != ndim:
+                raise ValueError(f"array {name!r} has dtype {array.dtype}, ndim {array.ndim}")
+            return array
+
+        if get("magic", np.uint8, 1).tobytes() != _MAGIC:
+            raise ValueError("not a cogmem BM25 index")
+        version = get("version", np.int64, 1)
+        if version.shape != (1,) or int(version[0]) != INDEX_FORMAT_VERSION:
+            raise ValueError(f"format version {version.tolist()}, expected {INDEX_FORMAT_VERSION}")
+        params = get("params", np.float64, 1)
+        if params.shape != (3,):
+            raise ValueError("params must hold k1, b, epsilon")
+        index = cls(*params.tolist())
+        ids = _unpack_strings(get("id_blob", np.uint8, 1), get("id_lengths", np.int64, 1))
+        vocab = _unpack_strings(get("term_blob", np.uint8, 1), get("term_lengths", np.int64, 1))
+        dl = get("doc_len", np.int32, 1)
+        ptr = get("ptr", np.int64, 1)
+        rows = get("postings", np.int32, 2)
+        n, terms = len(ids), len(vocab)
+        if "" in ids or len(set(ids)) != n or len(set(vocab)) != terms:
+            raise ValueError("ids must be unique and non-empty, terms unique")
+        if dl.shape[0] != n or (n and int(dl.min()) < 0):
+            raise ValueError("doc_len does not match the ids")
+        if ptr.shape[0] != terms + 1 or int(ptr[0]) != 0 or rows.shape[1] != 2:
+            raise ValueError("postings pointer has the wrong shape")
+        plen = np.diff(ptr)
+        if (terms and int(plen.min()) < 1) or int(ptr[-1]) != rows.shape[0]:
+            raise ValueError("postings pointer is inconsistent")
+        slots, tf = rows[:, 0], rows[:, 1]
+        if rows.shape[0]:
+            if int(slots.min()) < 0 or int(slots.max()) >= n or int(tf.min()) < 1:
+                raise ValueError("postings out of range")
+            descending = np.diff(slots) <= 0
+            descending[ptr[1:-1] - 1] = False  # a new term starts: slots restart
+            if descending.any():
+                raise ValueError("postings are not sorted by slot")
+        if not np.array_equal(np.bincount(slots, weights=tf, minlength=n), dl):
+            raise ValueError("document lengths do not match the postings")
+        xor = get("id_xor", np.uint64, 1)
+        if xor.shape != (1,):
+            raise ValueError("id_xor must hold one value")
+        # Forward index: term ids grouped by slot.
+        row_terms = np.repeat(np.arange(terms, dtype=np.int32), plen)
+        fterm = row_terms[_stable_argsort(slots)]
+        fptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(slots, minlength=n), out=fptr[1:])
+        index._install(ids, dl, vocab, np.ascontiguousarray(rows), ptr, fterm, fptr)
+        index._total = int(dl.sum())
+        index._xor = int(xor[0])
+        return index

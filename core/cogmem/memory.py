@@ -1,0 +1,783 @@
+"""``CognitiveMemory``: the engine behind one small interface (SPEC §7).
+
+It owns a Chroma collection (the source of truth), one incremental BM25 index per namespace
+(derived from Chroma, rebuilt or reconciled from it whenever it is absent or stale), and an
+embedder. Searching is: candidates from the dense and lexical lists under the same filters,
+temporal-context neighbours of the best episodes, scoring (:mod:`cogmem.scoring`), packing
+(:mod:`cogmem.packing`), then reinforcement of what was returned (:mod:`cogmem.retention`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import CognitiveMemoryConfig
+from .embedding import Embedder, MiniLMEmbedder, embed_query_vector, embed_texts
+from .errors import (
+    DuplicateIdError,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryNotFoundError,
+    StoreError,
+)
+from .index import NamespaceIndex, TimelineEntry
+from .lexical import BM25Index, Tokenizer
+from .packing import TokenCounter, char_token_count, mmr_order, pack, tiktoken_counter
+from .records import (
+    MEMORY_TYPES,
+    MemoryRecord,
+    SearchResult,
+    check_unit_interval,
+    ensure_aware,
+)
+from .retention import initial_stability
+from .retention import reinforce as reinforce_memory
+from .scoring import Candidate, fuse, score_candidates
+from .store import (
+    ChromaStore,
+    FloatArray,
+    Where,
+    build_where,
+    check_user_metadata,
+    compile_filters,
+)
+
+__all__ = ["CognitiveMemory", "MemoryInput"]
+
+log = logging.getLogger("cogmem")
+
+_MODES = ("dense", "lexical", "hybrid")
+DEFAULT_COLLECTION = "cogmem"
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(frozen=True)
+class MemoryInput:
+    """One memory to add, as :meth:`CognitiveMemory.add_many` takes it (dicts work too)."""
+
+    text: str
+    memory_type: str | None = None
+    importance: float | None = None
+    confidence: float | None = None
+    tags: Sequence[str] = ()
+    created_at: datetime | None = None
+    id: str | None = None
+    metadata: Mapping[str, Any] | None = None
+    namespace: str = DEFAULT_NAMESPACE
+    pinned: bool = False
+    session_id: str | None = None
+
+
+_INPUT_FIELDS = frozenset(MemoryInput.__dataclass_fields__)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _resolve_now(now: datetime | None) -> datetime:
+    return _utcnow() if now is None else ensure_aware(now, "now")
+
+
+def _check_text(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidTypeError(f"{name} must be a str, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidInputError(f"{name} must not be empty or whitespace")
+    return value
+
+
+def _check_name(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidTypeError(f"{name} must be a str, got {type(value).__name__}")
+    if not value:
+        raise InvalidInputError(f"{name} must not be empty")
+    return value
+
+
+def _check_positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise InvalidInputError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+class CognitiveMemory:
+    """A long-term memory that forgets, reinforces and recalls like a person (SPEC §7).
+
+    Each namespace is its own Chroma collection (``collection`` for the default namespace,
+    ``<collection>.ns.<hash>`` for the others), so that a search never filters by namespace
+    inside Chroma (a filtered vector query is a full scan there).
+
+    Args:
+        path: Folder of a persistent store (Chroma ``PersistentClient``); ``None`` and no
+            ``client``: an in-process store that lives as long as this object.
+        client: Any Chroma client (e.g. ``chromadb.HttpClient``); excludes ``path``.
+        collection: Collection name. Default ``cogmem``, or for an in-process store a fresh
+            name, so that two in-process memories never share data (Chroma keeps one in-process
+            database per process).
+        embedder: Anything with ``embed_documents`` / ``embed_query`` (a LangChain
+            ``Embeddings`` fits); default: the offline all-MiniLM-L6-v2.
+        config: Tunables; default :class:`CognitiveMemoryConfig()`.
+        index_dir: Where to keep the derived lexical index and timeline between runs; default
+            ``path`` (none for in-process or client stores: they are rebuilt from Chroma when a
+            namespace is first used).
+
+    Raises:
+        StoreError: A collection exists with a distance other than cosine, or Chroma failed.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        client: Any = None,
+        collection: str | None = None,
+        embedder: Embedder | None = None,
+        config: CognitiveMemoryConfig | None = None,
+        index_dir: str | Path | None = None,
+    ) -> None:
+        if path is not None and client is not None:
+            raise InvalidInputError("pass either path= or client=, not both")
+        if config is not None and not isinstance(config, CognitiveMemoryConfig):
+            raise InvalidTypeError(
+                f"config must be a CognitiveMemoryConfig, got {type(config).__name__}"
+            )
+        self.config = config or CognitiveMemoryConfig()
+        self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
+        self._ephemeral = path is None and client is None
+        self._client = client if client is not None else _make_client(path)
+        if collection is None:
+            collection = (
+                f"cogmem-{uuid.uuid4().hex[:12]}" if self._ephemeral else DEFAULT_COLLECTION
+            )
+        self._base = _check_name(collection, "collection")
+        root = index_dir if index_dir is not None else path
+        self._index_dir = Path(root) / "cogmem-index" / self._base if root is not None else None
+        self._tokenizer = Tokenizer(language=self.config.stemmer_language)
+        self._stores: dict[str, ChromaStore] = {}
+        self._indexes: dict[str, NamespaceIndex] = {}
+        self._dirty: set[str] = set()
+        self._lock = threading.RLock()
+        self._closed = False
+        self._count_tokens: TokenCounter = (
+            tiktoken_counter() if self.config.token_counter == "tiktoken" else char_token_count
+        )
+        self._writable(DEFAULT_NAMESPACE)
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Save the derived indexes (if the store has a folder). Idempotent.
+
+        An in-process store whose collection name cogmem chose is dropped: nothing else can
+        reach it.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            self.flush()
+            self._closed = True
+            if self._ephemeral and self._base.startswith("cogmem-"):
+                for store in self._stores.values():
+                    try:
+                        self._client.delete_collection(store.collection.name)
+                    except Exception as exc:  # already gone; nothing to free
+                        log.debug("could not drop %s: %s", store.collection.name, exc)
+
+    def flush(self) -> None:
+        """Save the derived indexes of the namespaces written since the last save."""
+        with self._lock:
+            if self._index_dir is not None:
+                for namespace in sorted(self._dirty):
+                    self._indexes[namespace].save(self._index_dir, _digest(namespace))
+            self._dirty.clear()
+
+    def __enter__(self) -> CognitiveMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return sum(self.count(ns) for ns in self.namespaces())
+
+    def count(self, namespace: str | None = None) -> int:
+        """Memories stored (every status), in one namespace or in all."""
+        if namespace is None:
+            return len(self)
+        store = self._store(_check_name(namespace, "namespace"))
+        return 0 if store is None else store.count()
+
+    def namespaces(self) -> list[str]:
+        """The namespaces that hold (or held) memories, sorted."""
+        found = {DEFAULT_NAMESPACE}
+        prefix = f"{self._base}.ns."
+        for col in self._client.list_collections():
+            name = col if isinstance(col, str) else col.name
+            if name.startswith(prefix):
+                meta = (
+                    (self._client.get_collection(name).metadata or {})
+                    if isinstance(col, str)
+                    else (col.metadata or {})
+                )
+                if "cogmem_namespace" in meta:
+                    found.add(str(meta["cogmem_namespace"]))
+        return sorted(found)
+
+    # ------------------------------------------------------------------ writing
+    def add(
+        self,
+        text: str,
+        *,
+        memory_type: str | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        tags: Sequence[str] = (),
+        created_at: datetime | None = None,
+        id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        pinned: bool = False,
+        session_id: str | None = None,
+        now: datetime | None = None,
+    ) -> str:
+        """Store one memory and return its id.
+
+        Args:
+            text: What to remember (non-empty).
+            memory_type: ``episodic`` (default) | ``semantic`` | ``procedural`` | ``core``.
+            importance: In [0, 1] (default 0.5); raises initial stability and the time constant.
+            confidence: In [0, 1] (default 0.8).
+            tags: Labels to filter on.
+            created_at: When it was formed (timezone-aware); default ``now``.
+            id: Your id; default a new UUID. Must not be stored already in the namespace.
+            metadata: Free filterable metadata (str/int/float/bool values).
+            namespace: The agent, user or project it belongs to.
+            pinned: Pinned memories never decay.
+            session_id: The session it was formed in.
+            now: The current time (default: the clock).
+
+        Raises:
+            InvalidInputError / InvalidTypeError: Bad input (nothing is stored).
+            DuplicateIdError: ``id`` is stored already.
+        """
+        return self.add_many(
+            [
+                MemoryInput(
+                    text=text,
+                    memory_type=memory_type,
+                    importance=importance,
+                    confidence=confidence,
+                    tags=tags,
+                    created_at=created_at,
+                    id=id,
+                    metadata=metadata,
+                    namespace=namespace,
+                    pinned=pinned,
+                    session_id=session_id,
+                )
+            ],
+            now=now,
+        )[0]
+
+    def add_many(
+        self,
+        items: Iterable[MemoryInput | Mapping[str, Any] | str],
+        *,
+        now: datetime | None = None,
+    ) -> list[str]:
+        """Store many memories at once (one embedding batch, one Chroma write per namespace).
+
+        Every item is validated, and every vector computed, before anything is written: one bad
+        item stores none. Items are ``MemoryInput``, dicts with the same keys as :meth:`add`, or
+        plain strings. Memories given in one call keep their order as their temporal context.
+
+        Returns:
+            The ids, in input order.
+        """
+        moment = _resolve_now(now)
+        if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
+            raise InvalidTypeError("add_many takes an iterable of memories")
+        records = [self._record(i, item, moment) for i, item in enumerate(items)]
+        if not records:
+            return []
+        keys = [(r.namespace, r.id) for r in records]
+        if len(set(keys)) != len(keys):
+            dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
+            raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
+        vectors = embed_texts(self.embedder, [r.text for r in records])
+        by_namespace: dict[str, list[int]] = {}
+        for i, r in enumerate(records):
+            by_namespace.setdefault(r.namespace, []).append(i)
+        with self._lock:
+            for namespace, rows in by_namespace.items():
+                store = self._writable(namespace)
+                taken = store.existing([records[i].id for i in rows])
+                if taken:
+                    raise DuplicateIdError(
+                        f"ids already stored in namespace {namespace!r}: {sorted(taken)[:5]}; "
+                        "delete them first or pick others"
+                    )
+            for namespace, rows in by_namespace.items():
+                store = self._writable(namespace)
+                index = self._index(namespace)  # reconcile first, so this write is incremental
+                part = [records[i] for i in rows]
+                seqs = store.add(part, vectors[rows])
+                index.add(
+                    [
+                        (
+                            TimelineEntry(
+                                r.created_at.timestamp(), seq, r.id, r.memory_type == "episodic"
+                            ),
+                            r.text,
+                        )
+                        for r, seq in zip(part, seqs)
+                    ]
+                )
+                self._dirty.add(namespace)
+        return [r.id for r in records]
+
+    def _record(
+        self, position: int, item: MemoryInput | Mapping[str, Any] | str, now: datetime
+    ) -> MemoryRecord:
+        where = f"item {position}"
+        if isinstance(item, str):
+            item = MemoryInput(text=item)
+        elif isinstance(item, Mapping):
+            unknown = sorted(set(item) - _INPUT_FIELDS)
+            if unknown:
+                raise InvalidInputError(f"{where}: unknown field(s) {unknown}")
+            if "text" not in item:
+                raise InvalidInputError(f"{where}: missing 'text'")
+            item = MemoryInput(**item)
+        elif not isinstance(item, MemoryInput):
+            raise InvalidTypeError(
+                f"{where}: expected str, dict or MemoryInput, got {type(item).__name__}"
+            )
+        cfg = self.config
+        text = _check_text(item.text, f"{where}: text")
+        memory_type = item.memory_type if item.memory_type is not None else cfg.default_memory_type
+        if memory_type not in MEMORY_TYPES:
+            raise InvalidInputError(
+                f"{where}: memory_type must be one of {', '.join(MEMORY_TYPES)}; "
+                f"got {memory_type!r}"
+            )
+        importance = check_unit_interval(
+            cfg.default_importance if item.importance is None else item.importance,
+            f"{where}: importance",
+        )
+        confidence = check_unit_interval(
+            cfg.default_confidence if item.confidence is None else item.confidence,
+            f"{where}: confidence",
+        )
+        if isinstance(item.tags, str) or not isinstance(item.tags, (list, tuple)):
+            raise InvalidTypeError(f"{where}: tags must be a list of str")
+        tags = tuple(dict.fromkeys(_check_name(t, f"{where}: tag") for t in item.tags))
+        created_at = (
+            now
+            if item.created_at is None
+            else ensure_aware(item.created_at, f"{where}: created_at")
+        )
+        memory_id = str(uuid.uuid4()) if item.id is None else _check_name(item.id, f"{where}: id")
+        namespace = _check_name(item.namespace, f"{where}: namespace")
+        if not isinstance(item.pinned, bool):
+            raise InvalidTypeError(f"{where}: pinned must be a bool")
+        sessions = (
+            ()
+            if item.session_id is None
+            else (_check_name(item.session_id, f"{where}: session_id"),)
+        )
+        return MemoryRecord(
+            id=memory_id,
+            text=text,
+            memory_type=memory_type,
+            importance=importance,
+            confidence=confidence,
+            stability=initial_stability(importance, cfg),
+            created_at=created_at,
+            session_ids=sessions,
+            pinned=item.pinned,
+            tags=tags,
+            namespace=namespace,
+            metadata=check_user_metadata(item.metadata),
+        )
+
+    def delete(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> None:
+        """Forget a memory for good.
+
+        Raises:
+            MemoryNotFoundError: The namespace has no memory with this id.
+        """
+        self.get(id, namespace=namespace)
+        with self._lock:
+            index = self._index(namespace)
+            self._writable(namespace).delete([id])
+            index.remove([id])
+            self._dirty.add(namespace)
+
+    # ------------------------------------------------------------------ reading
+    def get(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> MemoryRecord:
+        """The stored memory with this id.
+
+        Raises:
+            MemoryNotFoundError: The namespace has no memory with this id.
+        """
+        _check_name(id, "id")
+        store = self._store(_check_name(namespace, "namespace"))
+        found = [] if store is None else store.get([id], vectors=False)[0]
+        if not found:
+            raise MemoryNotFoundError(f"no memory with id {id!r} in namespace {namespace!r}")
+        return found[0][0]
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        token_budget: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        mode: str | None = None,
+        deep_recall: bool = False,
+        now: datetime | None = None,
+        reinforce: bool | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        session_id: str | None = None,
+        min_score: float | None = None,
+        diversity: bool = False,
+    ) -> list[SearchResult]:
+        """Recall the memories that best answer ``query`` now.
+
+        Args:
+            query: The cue (non-empty).
+            top_k: At most this many results (default ``config.top_k``).
+            token_budget: At most this many tokens of memory text (default none).
+            filters: See :func:`cogmem.store.build_where`.
+            mode: ``hybrid`` (default) | ``dense`` | ``lexical``.
+            deep_recall: Also return superseded memories (with the deep-recall penalty).
+            now: The current time (default: the clock); decay is computed at it.
+            reinforce: Strengthen what is returned (default ``config.reinforce_on_search``);
+                ``False`` leaves the store exactly as it was.
+            namespace: Whose memories to search.
+            session_id: Recorded on reinforced memories (spaced recall across sessions).
+            min_score: Drop results scoring below this (default ``config.min_score``).
+            diversity: Order by maximal marginal relevance before packing (aggregation queries).
+
+        Returns:
+            Results best first, each with ``.memory``, ``.score`` and ``.explanation``.
+        """
+        cfg = self.config
+        text = _check_text(query, "query")
+        moment = _resolve_now(now)
+        k = _check_positive_int(cfg.top_k if top_k is None else top_k, "top_k")
+        budget = (
+            cfg.token_budget
+            if token_budget is None
+            else _check_positive_int(token_budget, "token_budget")
+        )
+        search_mode = cfg.mode if mode is None else mode
+        if search_mode not in _MODES:
+            raise InvalidInputError(f"mode must be one of {', '.join(_MODES)}; got {search_mode!r}")
+        floor = cfg.min_score if min_score is None else min_score
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or math.isnan(floor):
+            raise InvalidTypeError(f"min_score must be a number, got {floor!r}")
+        namespace = _check_name(namespace, "namespace")
+        if session_id is not None:
+            _check_name(session_id, "session_id")
+        do_reinforce = cfg.reinforce_on_search if reinforce is None else reinforce
+        if not isinstance(do_reinforce, bool) or not isinstance(deep_recall, bool):
+            raise InvalidTypeError("reinforce and deep_recall must be bool")
+        where = build_where(filters, include_superseded=deep_recall)
+        allowed = compile_filters(filters, include_superseded=deep_recall)
+
+        query_vector = embed_query_vector(self.embedder, text)
+        with self._lock:
+            store = self._store(namespace)
+            if store is None:
+                return []
+            index = self._index(namespace)
+            found = self._candidates(store, index, text, query_vector, search_mode, where, allowed)
+            found += self._context(store, index, found, search_mode, allowed, query_vector)
+            ranked = score_candidates(found, mode=search_mode, now=moment, config=cfg)
+            if diversity:
+                vectors = {c.memory.id: c.vector for c in found}
+                ranked = mmr_order(ranked, [vectors[r.id] for r in ranked], lambda_=cfg.mmr_lambda)
+            results = pack(
+                ranked,
+                top_k=k,
+                token_budget=budget,
+                min_score=float(floor),
+                count_tokens=self._count_tokens,
+            )
+            if do_reinforce and results:
+                store.update(
+                    [
+                        reinforce_memory(r.memory, moment, cfg, session_id=session_id)
+                        for r in results
+                    ]
+                )
+        return results
+
+    # ------------------------------------------------------------------ internals
+    def _candidates(
+        self,
+        store: ChromaStore,
+        index: NamespaceIndex,
+        query: str,
+        query_vector: FloatArray,
+        mode: str,
+        where: Where,
+        allowed: Callable[[MemoryRecord], bool],
+    ) -> list[Candidate]:
+        """The dense and lexical lists under one filter, each up to ``k_dense``/``k_sparse``.
+
+        The dense list is read unfiltered (over-fetched) and filtered here; only when that leaves
+        it short while the collection has more does Chroma run the filtered (slower) query.
+        """
+        cfg = self.config
+        size = len(index)
+        records: dict[str, tuple[MemoryRecord, FloatArray]] = {}
+
+        def fetch(ids: Iterable[str]) -> None:
+            wanted = [i for i in dict.fromkeys(ids) if i not in records]
+            if wanted:
+                records.update({r.id: (r, v) for r, v in store.get(wanted)[0]})
+
+        dense: list[tuple[str, float]] = []
+        if mode in ("dense", "hybrid") and size:
+            dense = store.nearest(query_vector, min(size, cfg.k_dense))
+        tokens = index.tokenizer(query)
+        chunks = (
+            index.bm25.ranked(tokens, chunk_size=cfg.k_sparse)
+            if mode in ("lexical", "hybrid") and size
+            else iter(())
+        )
+        first = next(chunks, [])
+        fetch([i for i, _ in dense] + [i for i, _ in first])
+        dense = [(i, c) for i, c in dense if i in records and allowed(records[i][0])]
+        lexical = [(i, s) for i, s in first if allowed(records[i][0])]
+        for chunk in chunks:  # filters removed some lexical hits: walk on
+            if len(lexical) >= cfg.k_sparse:
+                break
+            fetch(i for i, _ in chunk)
+            lexical += [(i, s) for i, s in chunk if allowed(records[i][0])]
+        if mode != "lexical" and len(dense) < min(cfg.k_dense, size) and len(records) < size:
+            # Filters removed some dense hits: let Chroma run the filtered query.
+            extra = [i for i, _ in store.nearest(query_vector, min(size, cfg.k_dense), where)]
+            fetch(extra)
+            dense = [(i, _cosine(query_vector, records[i][1])) for i in extra if i in records]
+        dense = dense[: cfg.k_dense]
+        lexical = lexical[: cfg.k_sparse]
+        dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
+        lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
+        bm25 = dict(lexical)
+        keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
+        if mode != "dense":
+            missing = [i for i in keep if i not in bm25]
+            if missing:
+                bm25.update(index.bm25.score(tokens, missing))
+        return [
+            Candidate(
+                memory=records[i][0],
+                vector=records[i][1],
+                cosine=_cosine(query_vector, records[i][1]),
+                dense_rank=dense_rank.get(i),
+                bm25=bm25.get(i) if mode != "dense" else None,
+                lexical_rank=lexical_rank.get(i),
+            )
+            for i in keep
+        ]
+
+    def _context(
+        self,
+        store: ChromaStore,
+        index: NamespaceIndex,
+        found: list[Candidate],
+        mode: str,
+        allowed: Callable[[MemoryRecord], bool],
+        query_vector: FloatArray,
+    ) -> list[Candidate]:
+        """Episodes formed right before or after the best-matching episodes (temporal context).
+
+        A neighbour within ``context_span`` places of a seed on the namespace's timeline and
+        ``context_window_seconds`` of it in time inherits ``context_spread`` × the seed's fused
+        relevance.
+        """
+        cfg = self.config
+        if cfg.context_spread <= 0 or cfg.context_span <= 0 or cfg.context_seeds <= 0:
+            return []
+        fused = fuse(found, mode, cfg)
+        seeds = sorted(
+            (c for c in found if c.memory.memory_type == "episodic"),
+            key=lambda c: -fused.get(c.memory.id, 0.0),
+        )[: cfg.context_seeds]
+        links = {
+            s.memory.id: index.neighbours(s.memory.id, cfg.context_span, cfg.context_window_seconds)
+            for s in seeds
+        }
+        have = {c.memory.id: c for c in found}
+        wanted = sorted({n for ns in links.values() for n in ns if n not in have})
+        fetched = {r.id: (r, v) for r, v in store.get(wanted)[0]} if wanted else {}
+        out: list[Candidate] = []
+        for seed in seeds:
+            inherited = cfg.context_spread * fused.get(seed.memory.id, 0.0)
+            for neighbour in links[seed.memory.id]:
+                if neighbour in have:
+                    record, vector = have[neighbour].memory, have[neighbour].vector
+                elif neighbour in fetched:
+                    record, vector = fetched[neighbour]
+                else:
+                    continue
+                if not allowed(record):
+                    continue
+                out.append(
+                    Candidate(
+                        memory=record,
+                        vector=vector,
+                        cosine=_cosine(query_vector, vector),
+                        via="context",
+                        inherited=inherited,
+                        source_id=seed.memory.id,
+                    )
+                )
+        return out
+
+    def _writable(self, namespace: str) -> ChromaStore:
+        """The namespace's collection, created if needed."""
+        store = self._writable(namespace)
+        if store is None:  # get_or_create never returns nothing
+            raise StoreError(f"could not create the collection of namespace {namespace!r}")
+        return store
+
+    def _store(self, namespace: str, *, create: bool = False) -> ChromaStore | None:
+        """The namespace's collection (``None`` if it does not exist and ``create`` is off)."""
+        store = self._stores.get(namespace)
+        if store is not None:
+            return store
+        if namespace == DEFAULT_NAMESPACE:
+            name = self._base
+        else:
+            name = f"{self._base}.ns.{_digest(namespace)}"
+        collection = _open_collection(self._client, name, namespace, create=create)
+        if collection is None:
+            return None
+        store = ChromaStore(collection)
+        self._stores[namespace] = store
+        return store
+
+    def _index(self, namespace: str) -> NamespaceIndex:
+        """The namespace's derived index, loaded and reconciled with Chroma on first use."""
+        index = self._indexes.get(namespace)
+        if index is not None:
+            return index
+        cfg = self.config
+        store = self._writable(namespace)
+        index = None
+        if self._index_dir is not None:
+            try:
+                index = NamespaceIndex.load(self._index_dir, _digest(namespace), self._tokenizer)
+                bm25 = index.bm25
+                if (bm25.k1, bm25.b, bm25.epsilon) != (cfg.bm25_k1, cfg.bm25_b, cfg.bm25_epsilon):
+                    index = None
+            except StoreError as exc:
+                if (self._index_dir / f"{_digest(namespace)}.bm25.npz").exists():
+                    log.warning("rebuilding the index of namespace %r: %s", namespace, exc)
+                index = None
+        if index is None:
+            index = NamespaceIndex(
+                BM25Index(k1=cfg.bm25_k1, b=cfg.bm25_b, epsilon=cfg.bm25_epsilon), self._tokenizer
+            )
+        stored = store.ids()
+        if not index.fingerprint_matches(stored):
+            present = index.ids()
+            index.remove(present - set(stored))
+            missing = [i for i in stored if i not in present]
+            if missing:
+                records, seqs = store.get(missing, vectors=False)
+                index.add(
+                    [
+                        (
+                            TimelineEntry(
+                                r.created_at.timestamp(),
+                                seqs[r.id],
+                                r.id,
+                                r.memory_type == "episodic",
+                            ),
+                            r.text,
+                        )
+                        for r, _ in records
+                    ]
+                )
+            self._dirty.add(namespace)
+        self._indexes[namespace] = index
+        return index
+
+
+def _digest(namespace: str) -> str:
+    return hashlib.sha1(namespace.encode()).hexdigest()[:16]
+
+
+def _cosine(a: FloatArray, b: FloatArray) -> float:
+    denom = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(np.dot(a, b) / denom) if denom > 0 else 0.0
+
+
+def _make_client(path: str | Path | None) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    if path is None:
+        return chromadb.EphemeralClient(settings=settings)
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(folder), settings=settings)
+
+
+def _open_collection(client: Any, name: str, namespace: str, *, create: bool) -> Any:
+    try:
+        if create:
+            collection = client.get_or_create_collection(
+                name,
+                embedding_function=None,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"created_by": "cogmem", "cogmem_namespace": namespace},
+            )
+        else:
+            try:
+                collection = client.get_collection(name, embedding_function=None)
+            except Exception:  # Chroma raises NotFoundError/ValueError by version
+                return None
+    except Exception as exc:
+        raise StoreError(f"could not open Chroma collection {name!r}: {exc}") from exc
+    space = _space_of(collection)
+    if space not in (None, "cosine"):
+        raise StoreError(
+            f"collection {name!r} uses {space!r} distance; cogmem needs cosine. "
+            "Use another collection name."
+        )
+    return collection
+
+
+def _space_of(collection: Any) -> str | None:
+    try:
+        conf = collection.configuration
+        hnsw = conf.get("hnsw") if isinstance(conf, Mapping) else None
+        if isinstance(hnsw, Mapping) and hnsw.get("space"):
+            return str(hnsw["space"])
+    except Exception:  # older Chroma: configuration missing
+        pass
+    meta = getattr(collection, "metadata", None) or {}
+    space = meta.get("hnsw:space")
+    return str(space) if space else None

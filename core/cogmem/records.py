@@ -1,0 +1,223 @@
+"""The records cogmem stores and returns: memories, search results and their explanations.
+
+All records are frozen dataclasses. Functions that "change" a memory return a new record
+(``dataclasses.replace``); nothing mutates its inputs.
+
+Times are timezone-aware :class:`~datetime.datetime` in memory and UTC epoch seconds in Chroma.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any, Literal, get_args
+
+from .errors import InvalidInputError, InvalidTypeError
+
+__all__ = [
+    "MEMORY_TYPES",
+    "STATUSES",
+    "Explanation",
+    "MemoryRecord",
+    "MemoryType",
+    "SearchResult",
+    "Status",
+    "ensure_aware",
+]
+
+MemoryType = Literal["episodic", "semantic", "procedural", "core"]
+Status = Literal["active", "superseded", "contradicted"]
+MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def ensure_aware(value: object, name: str) -> datetime:
+    """Check that ``value`` is a timezone-aware datetime and return it in UTC.
+
+    Raises:
+        InvalidTypeError: ``value`` is not a datetime.
+        InvalidInputError: ``value`` is naive (has no tzinfo); cogmem never guesses a zone.
+    """
+    if not isinstance(value, datetime):
+        raise InvalidTypeError(
+            f"{name} must be a timezone-aware datetime, got {type(value).__name__}"
+        )
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidInputError(
+            f"{name} is a naive datetime ({value.isoformat()}); pass a timezone-aware one, "
+            "e.g. datetime.now(timezone.utc)"
+        )
+    return value.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    """One memory, as stored.
+
+    Attributes:
+        id: Caller-given or generated identifier, unique within the store.
+        text: The memory's text (the Chroma document).
+        memory_type: ``episodic`` | ``semantic`` | ``procedural`` | ``core``.
+        importance: In [0, 1]; raises initial stability and the decay time constant.
+        confidence: In [0, 1]; how much the memory is believed.
+        stability: S in [0.01, 1]; grows with spaced recall (SPEC §2).
+        created_at: When the memory was formed (UTC).
+        last_accessed_at: When it was last returned by a search, or ``None`` if never.
+        access_count: How many searches returned it.
+        session_ids: The distinct sessions it was seen in, oldest first.
+        status: ``active`` | ``superseded`` | ``contradicted``.
+        superseded_by: Id of the memory that replaced it, if any.
+        pinned: A pinned memory never decays (R = 1).
+        tags: Free labels, filterable.
+        namespace: One agent, user or project; searches never cross namespaces.
+        links: Associations, other memory id -> weight in (0, 1].
+        links_updated_at: When the link weights were last written (they decay from there).
+        metadata: Free user metadata (str, int, float or bool values), filterable.
+    """
+
+    id: str
+    text: str
+    created_at: datetime
+    memory_type: MemoryType = "episodic"
+    importance: float = 0.5
+    confidence: float = 0.8
+    stability: float = 0.25
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    session_ids: tuple[str, ...] = ()
+    status: Status = "active"
+    superseded_by: str | None = None
+    pinned: bool = False
+    tags: tuple[str, ...] = ()
+    namespace: str = "default"
+    links: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
+    links_updated_at: datetime | None = None
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+    def __post_init__(self) -> None:
+        # Read-only views so a frozen record really cannot change under the caller.
+        object.__setattr__(self, "links", MappingProxyType(dict(self.links)))
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    @property
+    def reference_time(self) -> datetime:
+        """The time decay is measured from: last access, or creation if never accessed."""
+        return self.last_accessed_at or self.created_at
+
+    def age_days(self, now: datetime) -> float:
+        """Days since :attr:`reference_time` (never negative)."""
+        return max(0.0, (now - self.reference_time).total_seconds() / 86400.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a result scored what it scored.
+
+    ``score = relevance · R^α · Π penalties`` (SPEC §3), where ``α`` is the retention exponent
+    applied to this memory (``retrieval_score_exponent · type_exponent_scale[type]``, see
+    :mod:`cogmem.scoring`).
+
+    Attributes:
+        mode: ``dense`` | ``lexical`` | ``hybrid``.
+        dense_rank: 1-based rank in the dense candidate list, ``None`` if not in it.
+        cosine: Cosine similarity between query and memory embeddings.
+        lexical_rank: 1-based rank in the BM25 candidate list, ``None`` if not in it.
+        bm25: The memory's BM25 score for the query (0 when it shares no term).
+        fused: What fusion gave a memory a retriever found, in [0, 1] (0 for neighbours).
+        relevance: The relevance the score uses, in [0, 1]: ``fused`` for a found memory, the
+            inherited share of its source's relevance for a neighbour.
+        via: How the memory was reached: ``search`` (a retriever found it), ``context`` (it
+            was formed next to a found episode) or ``association`` (through a link).
+        source_id: The memory it was reached from, for ``context`` and ``association``.
+        newer_version_id: The newer memory behind a ``newer_version`` penalty.
+        retention: R, in [0, 1].
+        alpha: The retention exponent applied (α_eff).
+        decay_factor: ``R ** alpha``.
+        penalties: Named multiplicative penalties, e.g. ``{"deep_recall": 0.5}``.
+        score: The final score.
+    """
+
+    mode: str
+    dense_rank: int | None
+    cosine: float | None
+    lexical_rank: int | None
+    bm25: float | None
+    fused: float
+    relevance: float
+    retention: float
+    alpha: float
+    decay_factor: float
+    score: float
+    penalties: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
+    via: str = "search"
+    source_id: str | None = None
+    newer_version_id: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """A plain dict (JSON-friendly) of every field."""
+        return {
+            "mode": self.mode,
+            "dense_rank": self.dense_rank,
+            "cosine": self.cosine,
+            "lexical_rank": self.lexical_rank,
+            "bm25": self.bm25,
+            "fused": self.fused,
+            "relevance": self.relevance,
+            "retention": self.retention,
+            "alpha": self.alpha,
+            "decay_factor": self.decay_factor,
+            "penalties": dict(self.penalties),
+            "via": self.via,
+            "source_id": self.source_id,
+            "newer_version_id": self.newer_version_id,
+            "score": self.score,
+        }
+
+    def __str__(self) -> str:
+        parts = [f"score {self.score:.4f} = relevance {self.relevance:.4f}"]
+        parts.append(f"× R^α {self.retention:.3f}^{self.alpha:.2f}")
+        parts.extend(f"× {name} {value:.3f}" for name, value in self.penalties.items())
+        ranks = []
+        if self.dense_rank is not None and self.cosine is not None:
+            ranks.append(f"dense #{self.dense_rank} cos {self.cosine:.3f}")
+        if self.lexical_rank is not None and self.bm25 is not None:
+            ranks.append(f"bm25 #{self.lexical_rank} {self.bm25:.2f}")
+        if self.via != "search":
+            ranks.append(f"via {self.via} from {self.source_id}")
+        if self.newer_version_id is not None:
+            ranks.append(f"newer version {self.newer_version_id}")
+        return " ".join(parts) + (f"  ({'; '.join(ranks)})" if ranks else "")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One search hit: the memory as it was when scored, its score and why."""
+
+    memory: MemoryRecord
+    score: float
+    explanation: Explanation
+
+    @property
+    def id(self) -> str:
+        """The memory id."""
+        return self.memory.id
+
+    @property
+    def text(self) -> str:
+        """The memory text."""
+        return self.memory.text
+
+
+def check_unit_interval(value: object, name: str) -> float:
+    """Return ``value`` as a float in [0, 1] or raise naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(f"{name} must be a number in [0, 1], got {type(value).__name__}")
+    number = float(value)
+    if math.isnan(number) or not 0.0 <= number <= 1.0:
+        raise InvalidInputError(f"{name} must be in [0, 1], got {value!r}")
+    return number

@@ -1,0 +1,295 @@
+"""The retention-exponent score and the relevance it multiplies: SPEC §3.
+
+For a query ``q`` and a candidate memory ``m``::
+
+    score(m, q) = relevance(m, q) · R(m)^(α · s_type) · Π penalties(m)
+
+    α          retrieval_score_exponent (0.3)
+    s_type     how much a memory's age says about whether it still holds
+               (type_exponent_scale: episodic 0.1, every other type 1)
+    penalties  deep_recall      0.5        superseded memory reached by deep recall
+               newer_version    (R_m / R_n)^α_u   a newer, similar memory n among the query's
+                                                  best candidates (semantic and core memories)
+
+Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/decay.md``):
+
+* **Relevance is calibrated from scores, not ranks.** Reciprocal rank fusion is nearly flat across
+  50 candidates, so any decay factor outweighs it and old, clearly relevant memories are buried.
+  The default hybrid relevance is seed 003's weighted score fusion
+  ``w · max(cos, 0) + (1 − w) · bm25 / max bm25``; ``fusion="rrf"`` keeps SPEC §3's RRF.
+* **Episodes do not go stale; facts do.** An episodic memory records something that happened: its
+  age lowers its accessibility but never makes it wrong, so decay only breaks near-ties
+  (α · 0.1). A semantic memory states what is true; when a newer, similar memory is also a
+  candidate for the query, the older one is scored as if it had aged relative to the newer one
+  (``newer_version``), which is what puts the current version of an updated fact first.
+* **Temporal context.** Episodic memories formed next to a strongly matching one (same
+  conversation, within ``context_span`` turns) inherit ``context_spread`` of its relevance: the
+  answer to a question is often the turn after the one that names its topic.
+
+All functions here are pure: they take ``now`` and never mutate their inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from .config import CognitiveMemoryConfig
+from .fusion import RankedList, normalize_bm25, reciprocal_rank_fusion, weighted_score_fusion
+from .records import Explanation, MemoryRecord, SearchResult
+from .retention import retention
+
+__all__ = [
+    "Candidate",
+    "effective_exponent",
+    "fuse",
+    "newer_version_penalties",
+    "retention_score",
+    "score_candidates",
+]
+
+Via = Literal["search", "context", "association"]
+_EMPTY: Mapping[str, float] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory found for a query, with what each retriever said about it.
+
+    Attributes:
+        memory: The memory as stored.
+        vector: Its embedding (used for similarity between candidates).
+        cosine: Cosine similarity to the query embedding.
+        dense_rank: 1-based rank in the dense list, ``None`` if not in it.
+        bm25: Its BM25 score for the query (``None`` in dense mode).
+        lexical_rank: 1-based rank in the lexical list, ``None`` if not in it.
+        via: ``search`` (found by a retriever), ``context`` (a neighbour of a found episode) or
+            ``association`` (reached through a link).
+        inherited: For ``context``/``association`` candidates: the relevance they inherit.
+        source_id: For ``context``/``association`` candidates: the memory they were reached from.
+    """
+
+    memory: MemoryRecord
+    vector: npt.NDArray[np.float32]
+    cosine: float
+    dense_rank: int | None = None
+    bm25: float | None = None
+    lexical_rank: int | None = None
+    via: Via = "search"
+    inherited: float = 0.0
+    source_id: str | None = None
+
+
+def retention_score(relevance: float, retention_value: float, alpha: float) -> float:
+    """``relevance · R^α`` — seed 001's retention-exponent score.
+
+    >>> round(retention_score(0.6, 0.95, 0.3), 3), round(retention_score(0.9, 0.25, 0.3), 3)
+    (0.591, 0.594)
+    """
+    return float(relevance * retention_value**alpha)
+
+
+def effective_exponent(memory: MemoryRecord, config: CognitiveMemoryConfig) -> float:
+    """α_eff = α · s_type: the exponent applied to this memory's retention."""
+    return config.retrieval_score_exponent * config.type_exponent_scale[memory.memory_type]
+
+
+def fuse(
+    candidates: Sequence[Candidate], mode: str, config: CognitiveMemoryConfig
+) -> dict[str, float]:
+    """The fused relevance in [0, 1] of every candidate found by a retriever.
+
+    * ``dense``: ``max(cos, 0)``.
+    * ``lexical``: ``bm25 / max bm25`` over the candidates.
+    * ``hybrid`` with ``fusion="weighted"`` (default): ``w · max(cos, 0) + (1 − w) · bm25_norm``.
+    * ``hybrid`` with ``fusion="rrf"``: ``Σ w_i / (k + rank_i)`` over the dense and lexical lists,
+      divided by ``Σ w_i / (k + 1)``.
+    """
+    found = [c for c in candidates if c.via == "search"]
+    if mode == "dense":
+        return {c.memory.id: max(0.0, c.cosine) for c in found}
+    bm25 = {c.memory.id: c.bm25 or 0.0 for c in found}
+    if mode == "lexical":
+        return normalize_bm25(bm25)
+    if config.fusion == "weighted":
+        cosines = {c.memory.id: c.cosine for c in found}
+        return weighted_score_fusion(
+            cosines, bm25, dense_weight=config.weighted_fusion_dense_weight
+        )
+    dense_ids = [c.memory.id for c in sorted(found, key=_dense_key) if c.dense_rank is not None]
+    lexical_ids = [
+        c.memory.id for c in sorted(found, key=_lexical_key) if c.lexical_rank is not None
+    ]
+    fused = reciprocal_rank_fusion(
+        [
+            RankedList(dense_ids, config.dense_weight),
+            RankedList(lexical_ids, config.lexical_weight),
+        ],
+        k=config.rrf_k,
+    )
+    return {c.memory.id: fused.get(c.memory.id, 0.0) for c in found}
+
+
+def _dense_key(c: Candidate) -> int:
+    return c.dense_rank if c.dense_rank is not None else 1 << 30
+
+
+def _lexical_key(c: Candidate) -> int:
+    return c.lexical_rank if c.lexical_rank is not None else 1 << 30
+
+
+def newer_version_penalties(
+    candidates: Sequence[Candidate],
+    relevance: Mapping[str, float],
+    retentions: Mapping[str, float],
+    config: CognitiveMemoryConfig,
+) -> dict[str, tuple[float, str]]:
+    """Which candidates look outdated by a newer version, and by how much.
+
+    A semantic or core memory ``m`` is penalised when one of the query's ``version_candidates``
+    most relevant candidates, ``n``, was created after it, is similar to it
+    (``cos(m, n) ≥ version_similarity``) and is better retained (``R_n > R_m``)::
+
+        penalty(m) = min_n (R_m / R_n) ^ version_exponent
+
+    i.e. among versions of one fact, decay applies at full strength relative to the newest.
+
+    Returns:
+        id -> (penalty factor in (0, 1), id of the newer memory) for the penalised candidates.
+    """
+    if config.version_exponent <= 0 or not candidates:
+        return {}
+    ranked = sorted(candidates, key=lambda c: -relevance.get(c.memory.id, 0.0))
+    leaders = ranked[: config.version_candidates]
+    leader_vectors = np.stack([c.vector for c in leaders])
+    out: dict[str, tuple[float, str]] = {}
+    for c in candidates:
+        m = c.memory
+        if m.memory_type not in ("semantic", "core") or m.pinned:
+            continue
+        sims = leader_vectors @ c.vector
+        r_m = retentions[m.id]
+        best: tuple[float, str] | None = None
+        for leader, sim in zip(leaders, sims):
+            n = leader.memory
+            if n.id == m.id or n.created_at <= m.created_at or sim < config.version_similarity:
+                continue
+            r_n = retentions[n.id]
+            if r_n <= r_m:
+                continue
+            factor = (r_m / r_n) ** config.version_exponent
+            if best is None or factor < best[0]:
+                best = (factor, n.id)
+        if best is not None:
+            out[m.id] = best
+    return out
+
+
+@dataclass(frozen=True)
+class _Scored:
+    candidate: Candidate
+    fused: float
+    relevance: float
+    retention: float
+    alpha: float
+    penalties: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
+
+    @property
+    def score(self) -> float:
+        value = retention_score(self.relevance, self.retention, self.alpha)
+        for factor in self.penalties.values():
+            value *= factor
+        return value
+
+
+def score_candidates(
+    candidates: Sequence[Candidate],
+    *,
+    mode: str,
+    now: datetime,
+    config: CognitiveMemoryConfig,
+) -> list[SearchResult]:
+    """Score every candidate and return them best first, each with its explanation.
+
+    Args:
+        candidates: What the retrievers found, plus context/association neighbours (whose
+            relevance is ``inherited``). Superseded memories among them are deep-recall hits.
+        mode: ``dense`` | ``lexical`` | ``hybrid``.
+        now: The time retention is computed at.
+        config: The scoring constants.
+
+    Returns:
+        One :class:`SearchResult` per distinct memory, sorted by score (ties: higher relevance,
+        then newer, then id).
+    """
+    fused = fuse(candidates, mode, config)
+    by_id: dict[str, Candidate] = {}
+    relevance: dict[str, float] = {}
+    for c in candidates:
+        rel = fused.get(c.memory.id, 0.0) if c.via == "search" else c.inherited
+        if c.memory.id not in by_id or rel > relevance[c.memory.id]:
+            by_id[c.memory.id] = c
+            relevance[c.memory.id] = rel
+    unique = list(by_id.values())
+    retentions = {c.memory.id: retention(c.memory, now, config) for c in unique}
+    versions = newer_version_penalties(unique, relevance, retentions, config)
+
+    scored: list[_Scored] = []
+    for c in unique:
+        mid = c.memory.id
+        penalties: dict[str, float] = {}
+        if c.memory.status == "superseded":
+            penalties["deep_recall"] = config.deep_recall_penalty
+        if mid in versions:
+            penalties["newer_version"] = versions[mid][0]
+        scored.append(
+            _Scored(
+                candidate=c,
+                fused=fused.get(mid, 0.0),
+                relevance=relevance[mid],
+                retention=retentions[mid],
+                alpha=effective_exponent(c.memory, config),
+                penalties=penalties,
+            )
+        )
+    scored.sort(
+        key=lambda s: (
+            -s.score,
+            -s.relevance,
+            -s.candidate.memory.created_at.timestamp(),
+            s.candidate.memory.id,
+        )
+    )
+    return [_result(s, mode, versions) for s in scored]
+
+
+def _result(s: _Scored, mode: str, versions: Mapping[str, tuple[float, str]]) -> SearchResult:
+    c = s.candidate
+    score = s.score
+    if math.isnan(score):  # cannot happen with validated inputs; keep the invariant explicit
+        score = 0.0
+    explanation = Explanation(
+        mode=mode,
+        dense_rank=c.dense_rank,
+        cosine=c.cosine,
+        lexical_rank=c.lexical_rank,
+        bm25=c.bm25,
+        fused=s.fused,
+        relevance=s.relevance,
+        retention=s.retention,
+        alpha=s.alpha,
+        decay_factor=s.retention**s.alpha,
+        penalties=dict(s.penalties),
+        via=c.via,
+        source_id=c.source_id,
+        newer_version_id=versions[c.memory.id][1] if c.memory.id in versions else None,
+        score=score,
+    )
+    return SearchResult(memory=c.memory, score=score, explanation=explanation)

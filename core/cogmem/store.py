@@ -1,0 +1,468 @@
+"""The Chroma collection that holds every memory: the source of truth (SPEC §1).
+
+Each memory is one Chroma record: the text as the document, an explicit embedding (cogmem never
+lets Chroma embed), and flat metadata. Lists and maps are stored as JSON strings; each tag also
+gets a boolean key ``tag:<name>`` so that tag filters run inside Chroma; user metadata keys are
+prefixed ``m.``. Times are UTC epoch seconds (float).
+
+:func:`to_metadata` and :func:`from_chroma` are pure and inverse to each other;
+:func:`build_where` turns cogmem filters into a Chroma ``where`` clause.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import InvalidInputError, InvalidTypeError, StoreError
+from .records import MEMORY_TYPES, MemoryRecord, ensure_aware
+
+__all__ = [
+    "ChromaStore",
+    "StoredMemory",
+    "build_where",
+    "check_user_metadata",
+    "compile_filters",
+    "from_chroma",
+    "to_metadata",
+]
+
+USER_PREFIX = "m."
+TAG_PREFIX = "tag:"
+_OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"})
+_GET_BATCH = 5000  # Chroma caps how many ids one get may name; stay well below.
+
+FloatArray = npt.NDArray[np.float32]
+Where = dict[str, Any]
+StoredMemory = tuple[MemoryRecord, FloatArray]
+
+
+def _ts(value: datetime) -> float:
+    return value.timestamp()
+
+
+def _dt(value: float) -> datetime:
+    return datetime.fromtimestamp(value, tz=timezone.utc)
+
+
+def to_metadata(memory: MemoryRecord, seq: int | None = None) -> dict[str, Any]:
+    """The flat Chroma metadata of ``memory``.
+
+    ``seq`` (an insertion stamp that orders memories formed at the same time) is written once,
+    on add; updates leave it out and Chroma keeps the stored value.
+    """
+    meta: dict[str, Any] = {
+        "namespace": memory.namespace,
+        "type": memory.memory_type,
+        "importance": float(memory.importance),
+        "confidence": float(memory.confidence),
+        "stability": float(memory.stability),
+        "created_at": _ts(memory.created_at),
+        "access_count": int(memory.access_count),
+        "sessions": json.dumps(list(memory.session_ids)),
+        "status": memory.status,
+        "pinned": bool(memory.pinned),
+        "tags": json.dumps(list(memory.tags)),
+        "links": json.dumps(dict(memory.links), sort_keys=True),
+    }
+    if seq is not None:
+        meta["seq"] = int(seq)
+    if memory.last_accessed_at is not None:
+        meta["last_accessed_at"] = _ts(memory.last_accessed_at)
+    if memory.links_updated_at is not None:
+        meta["links_updated_at"] = _ts(memory.links_updated_at)
+    if memory.superseded_by is not None:
+        meta["superseded_by"] = memory.superseded_by
+    for tag in memory.tags:
+        meta[TAG_PREFIX + tag] = True
+    for key, value in memory.metadata.items():
+        meta[USER_PREFIX + key] = value
+    return meta
+
+
+def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> MemoryRecord:
+    """The :class:`MemoryRecord` stored as ``(id, document, metadata)``.
+
+    Raises:
+        StoreError: The metadata was not written by cogmem (a field is missing or malformed).
+    """
+    try:
+        last = meta.get("last_accessed_at")
+        links_at = meta.get("links_updated_at")
+        return MemoryRecord(
+            id=memory_id,
+            text=document,
+            namespace=str(meta["namespace"]),
+            memory_type=meta["type"],
+            importance=float(meta["importance"]),
+            confidence=float(meta["confidence"]),
+            stability=float(meta["stability"]),
+            created_at=_dt(float(meta["created_at"])),
+            last_accessed_at=None if last is None else _dt(float(last)),
+            access_count=int(meta["access_count"]),
+            session_ids=tuple(json.loads(meta["sessions"])),
+            status=meta["status"],
+            superseded_by=meta.get("superseded_by"),
+            pinned=bool(meta["pinned"]),
+            tags=tuple(json.loads(meta["tags"])),
+            links={str(k): float(v) for k, v in json.loads(meta["links"]).items()},
+            links_updated_at=None if links_at is None else _dt(float(links_at)),
+            metadata={
+                k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)
+            },
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(
+            f"memory {memory_id!r} has metadata cogmem cannot read ({exc!r}); "
+            "was the collection written by something else?"
+        ) from exc
+
+
+def check_user_metadata(metadata: object) -> dict[str, str | int | float | bool]:
+    """Validate free user metadata: str keys, scalar values Chroma can filter on.
+
+    Raises:
+        InvalidTypeError: Not a mapping, a non-str key, or a value that is not str/int/float/bool.
+        InvalidInputError: An empty key, or a NaN/infinite float.
+    """
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise InvalidTypeError(f"metadata must be a dict, got {type(metadata).__name__}")
+    out: dict[str, str | int | float | bool] = {}
+    for key, value in metadata.items():
+        if not isinstance(key, str):
+            raise InvalidTypeError(f"metadata keys must be str, got {key!r}")
+        if not key:
+            raise InvalidInputError("metadata keys must not be empty")
+        if not isinstance(value, (str, int, float, bool)):
+            raise InvalidTypeError(
+                f"metadata[{key!r}] must be str, int, float or bool, got {type(value).__name__}"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidInputError(f"metadata[{key!r}] must be finite, got {value!r}")
+        out[key] = value
+    return out
+
+
+def build_where(
+    filters: Mapping[str, Any] | None,
+    *,
+    include_superseded: bool = False,
+) -> Where:
+    """The Chroma ``where`` clause for a search under ``filters`` (one namespace's collection).
+
+    Filters (all optional, combined with AND):
+
+    * ``memory_type``: a type or a list of types.
+    * ``tags``: a tag or a list of tags, all required.
+    * ``pinned``: bool.
+    * ``created_after`` / ``created_before``: timezone-aware datetimes (inclusive).
+    * any other key: user metadata, either a value (equality) or an operator dict such as
+      ``{"$gte": 3}`` / ``{"$in": ["a", "b"]}`` (``$eq $ne $gt $gte $lt $lte $in $nin``).
+
+    Raises:
+        InvalidTypeError / InvalidInputError: A filter is malformed (the message names it).
+    """
+    clauses: list[Where] = [{"status": {"$in": list(_statuses(include_superseded))}}]
+    if filters is not None and not isinstance(filters, Mapping):
+        raise InvalidTypeError(f"filters must be a dict, got {type(filters).__name__}")
+    for key, value in (filters or {}).items():
+        clauses.extend(_filter_clause(key, value))
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def _statuses(include_superseded: bool) -> tuple[str, ...]:
+    return ("active", "superseded") if include_superseded else ("active",)
+
+
+def compile_filters(
+    filters: Mapping[str, Any] | None, *, include_superseded: bool = False
+) -> Callable[[MemoryRecord], bool]:
+    """The same filter as :func:`build_where`, as a predicate on decoded records.
+
+    Chroma evaluates ``build_where`` for the dense list; this predicate filters the lexical and
+    context candidates, so both lists obey one filter.
+    """
+    where = build_where(filters, include_superseded=include_superseded)  # validates
+    del where
+    statuses = _statuses(include_superseded)
+    checks: list[Callable[[MemoryRecord], bool]] = [lambda m: m.status in statuses]
+    for key, value in (filters or {}).items():
+        checks.append(_predicate(key, value))
+    return lambda m: all(check(m) for check in checks)
+
+
+def _predicate(key: str, value: Any) -> Callable[[MemoryRecord], bool]:
+    if key == "memory_type":
+        types = {value} if isinstance(value, str) else set(value)
+        return lambda m: m.memory_type in types
+    if key == "tags":
+        tags = {value} if isinstance(value, str) else set(value)
+        return lambda m: tags.issubset(m.tags)
+    if key == "pinned":
+        return lambda m: m.pinned is value
+    if key == "created_after":
+        after = ensure_aware(value, "filters['created_after']")
+        return lambda m: m.created_at >= after
+    if key == "created_before":
+        before = ensure_aware(value, "filters['created_before']")
+        return lambda m: m.created_at <= before
+    ops = value if isinstance(value, Mapping) else {"$eq": value}
+    return lambda m: (
+        key in m.metadata
+        and all(_compare(m.metadata[key], op, operand) for op, operand in ops.items())
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equality as Chroma sees it: numbers compare by value, bools and strings by type too."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def _compare(actual: Any, op: str, operand: Any) -> bool:
+    if op == "$in":
+        return any(_same(actual, v) for v in operand)
+    if op == "$nin":
+        return not any(_same(actual, v) for v in operand)
+    if op == "$eq":
+        return _same(actual, operand)
+    if op == "$ne":
+        return not _same(actual, operand)
+    number = (int, float)
+    if not (isinstance(actual, number) and isinstance(operand, number)) or isinstance(actual, bool):
+        return False
+    return bool(
+        {
+            "$gt": actual > operand,
+            "$gte": actual >= operand,
+            "$lt": actual < operand,
+            "$lte": actual <= operand,
+        }[op]
+    )
+
+
+def _filter_clause(key: str, value: Any) -> list[Where]:
+    if key == "memory_type":
+        types = [value] if isinstance(value, str) else value
+        if not isinstance(types, (list, tuple)) or not types:
+            raise InvalidTypeError("filters['memory_type'] must be a type or a non-empty list")
+        bad = [t for t in types if t not in MEMORY_TYPES]
+        if bad:
+            raise InvalidInputError(
+                f"filters['memory_type'] has unknown type(s) {bad}; known: {MEMORY_TYPES}"
+            )
+        return [{"type": {"$in": list(types)}}]
+    if key == "tags":
+        tags = [value] if isinstance(value, str) else value
+        if not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags):
+            raise InvalidTypeError("filters['tags'] must be a tag or a list of tags")
+        return [{TAG_PREFIX + t: True} for t in tags]
+    if key == "pinned":
+        if not isinstance(value, bool):
+            raise InvalidTypeError("filters['pinned'] must be a bool")
+        return [{"pinned": value}]
+    if key in ("created_after", "created_before"):
+        moment = ensure_aware(value, f"filters[{key!r}]")
+        op = "$gte" if key == "created_after" else "$lte"
+        return [{"created_at": {op: moment.timestamp()}}]
+    if not isinstance(key, str) or not key:
+        raise InvalidTypeError(f"filter keys must be non-empty str, got {key!r}")
+    field = USER_PREFIX + key
+    if isinstance(value, Mapping):
+        unknown = sorted(set(value) - _OPERATORS)
+        if unknown or not value:
+            raise InvalidInputError(
+                f"filters[{key!r}] uses unknown operator(s) {unknown}; "
+                f"use one of {sorted(_OPERATORS)}"
+            )
+        for op, operand in value.items():
+            _check_operand(key, op, operand)
+        return [{field: {op: operand}} for op, operand in value.items()]
+    _check_operand(key, "$eq", value)
+    return [{field: value}]
+
+
+def _check_operand(key: str, op: str, operand: Any) -> None:
+    scalars = (str, int, float, bool)
+    if op in ("$in", "$nin"):
+        if not isinstance(operand, (list, tuple)) or not operand:
+            raise InvalidTypeError(f"filters[{key!r}][{op!r}] must be a non-empty list")
+        if not all(isinstance(v, scalars) for v in operand):
+            raise InvalidTypeError(f"filters[{key!r}][{op!r}] must hold str/int/float/bool")
+    elif not isinstance(operand, scalars):
+        raise InvalidTypeError(
+            f"filters[{key!r}] must compare with str/int/float/bool, got {type(operand).__name__}"
+        )
+
+
+class ChromaStore:
+    """One Chroma collection of memories, always written with explicit vectors.
+
+    Args:
+        collection: A Chroma collection created with no embedding function and cosine space.
+    """
+
+    def __init__(self, collection: Any) -> None:
+        self._collection = collection
+        self._seq_lock = threading.Lock()
+        self._last_seq = 0
+
+    @property
+    def collection(self) -> Any:
+        """The underlying Chroma collection."""
+        return self._collection
+
+    def next_seqs(self, n: int) -> list[int]:
+        """``n`` increasing insertion stamps (ns since the epoch, unique in this process)."""
+        with self._seq_lock:
+            start = max(self._last_seq + 1, time.time_ns())
+            self._last_seq = start + n - 1
+        return list(range(start, start + n))
+
+    def count(self) -> int:
+        """Number of records in the collection."""
+        return int(self._collection.count())
+
+    def existing(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are stored."""
+        found: set[str] = set()
+        for start in range(0, len(ids), _GET_BATCH):
+            chunk = list(ids[start : start + _GET_BATCH])
+            found.update(self._call("get", ids=chunk, include=[])["ids"])
+        return found
+
+    def add(self, memories: Sequence[MemoryRecord], vectors: FloatArray) -> list[int]:
+        """Write new memories (the caller has checked that their ids are free).
+
+        Returns:
+            Their insertion stamps, in order.
+        """
+        seqs = self.next_seqs(len(memories))
+        for start in range(0, len(memories), _GET_BATCH):
+            part = memories[start : start + _GET_BATCH]
+            self._call(
+                "add",
+                ids=[m.id for m in part],
+                documents=[m.text for m in part],
+                embeddings=vectors[start : start + _GET_BATCH],
+                metadatas=[
+                    to_metadata(m, s) for m, s in zip(part, seqs[start : start + _GET_BATCH])
+                ],
+            )
+        return seqs
+
+    def update(self, memories: Sequence[MemoryRecord]) -> None:
+        """Rewrite the metadata of stored memories (text, vector and seq are unchanged)."""
+        if not memories:
+            return
+        self._call(
+            "update", ids=[m.id for m in memories], metadatas=[to_metadata(m) for m in memories]
+        )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete records by id."""
+        if ids:
+            self._call("delete", ids=list(ids))
+
+    def get(
+        self, ids: Sequence[str] | None = None, where: Where | None = None, *, vectors: bool = True
+    ) -> tuple[list[StoredMemory], dict[str, int]]:
+        """Records by id and/or ``where``, in Chroma's order, with their vectors and seqs."""
+        include = ["documents", "metadatas"] + (["embeddings"] if vectors else [])
+        out: list[StoredMemory] = []
+        seqs: dict[str, int] = {}
+        id_chunks: list[list[str] | None] = (
+            [None]
+            if ids is None
+            else [list(ids[i : i + _GET_BATCH]) for i in range(0, len(ids), _GET_BATCH)]
+        )
+        for chunk in id_chunks:
+            if chunk is not None and not chunk:
+                continue
+            got = self._call("get", ids=chunk, where=where, include=include)
+            self._collect(
+                got["ids"],
+                got["documents"],
+                got["metadatas"],
+                got.get("embeddings") if vectors else None,
+                out,
+                seqs,
+            )
+        return out, seqs
+
+    def iter_documents(self, where: Where, batch: int = _GET_BATCH) -> Iterator[tuple[str, str]]:
+        """All ``(id, document)`` pairs matching ``where``, paged."""
+        offset = 0
+        while True:
+            got = self._call("get", where=where, include=["documents"], limit=batch, offset=offset)
+            ids = got["ids"]
+            yield from zip(ids, got["documents"])
+            if len(ids) < batch:
+                return
+            offset += batch
+
+    def ids(self, where: Where | None = None) -> list[str]:
+        """Every id (matching ``where``)."""
+        out: list[str] = []
+        offset = 0
+        page = 50_000
+        while True:
+            got = self._call("get", where=where, include=[], limit=page, offset=offset)
+            out.extend(got["ids"])
+            if len(got["ids"]) < page:
+                return out
+            offset += page
+
+    def nearest(
+        self, vector: FloatArray, k: int, where: Where | None = None
+    ) -> list[tuple[str, float]]:
+        """The ``k`` nearest ids to ``vector`` (under ``where``) with their cosine, nearest first.
+
+        Only ids and distances are fetched: it is the records that are slow to read.
+        """
+        got = self._call(
+            "query", query_embeddings=[vector], n_results=k, where=where, include=["distances"]
+        )
+        return [(i, 1.0 - float(d)) for i, d in zip(got["ids"][0], got["distances"][0])]
+
+    @staticmethod
+    def _collect(
+        ids: Sequence[str],
+        documents: Sequence[str] | None,
+        metadatas: Sequence[Mapping[str, Any]] | None,
+        embeddings: Any,
+        out: list[StoredMemory],
+        seqs: dict[str, int],
+    ) -> None:
+        if not ids:
+            return
+        docs = documents or []
+        metas = metadatas or []
+        vecs = (
+            np.asarray(embeddings, dtype=np.float32)
+            if embeddings is not None
+            else np.zeros((len(ids), 0), np.float32)
+        )
+        for i, memory_id in enumerate(ids):
+            meta = metas[i]
+            out.append((from_chroma(memory_id, docs[i], meta), vecs[i]))
+            seqs[memory_id] = int(meta.get("seq", 0))
+
+    def _call(self, method: str, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return cast(dict[str, Any], getattr(self._collection, method)(**kwargs))
+        except Exception as exc:  # Chroma raises many types; name the operation that failed
+            raise StoreError(f"Chroma {method} failed: {exc}") from exc

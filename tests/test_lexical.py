@@ -1,0 +1,611 @@
+"""Tests of cogmem.lexical: the tokenizer and the incremental BM25 index.
+
+The index is checked against ``rank_bm25.BM25Okapi`` rebuilt from scratch on the live documents.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rank_bm25 import BM25Okapi
+
+from cogmem.errors import (
+    DuplicateIdError,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryNotFoundError,
+    StoreError,
+)
+from cogmem.lexical import INDEX_FORMAT_VERSION, STOPWORDS_EN, BM25Index, Tokenizer
+
+# --------------------------------------------------------------------------------------------
+# Helpers
+
+VOCAB = ["apple", "banana", "cherry", "date", "elder", "fig"]
+UNKNOWN = ["zzz", "qqq"]
+
+
+def reference_scores(
+    docs: dict[str, list[str]],
+    query: list[str],
+    k1: float = 1.5,
+    b: float = 0.75,
+    eps: float = 0.25,
+) -> dict[str, float]:
+    """rank_bm25 scores of every live document (it cannot build on an empty vocabulary)."""
+    ids = list(docs)
+    model = BM25Okapi([docs[i] for i in ids], k1=k1, b=b, epsilon=eps)
+    return dict(zip(ids, (float(x) for x in model.get_scores(query)), strict=True))
+
+
+def has_terms(docs: dict[str, list[str]]) -> bool:
+    return any(docs.values())
+
+
+def close(a: float, b: float) -> bool:
+    # rel 1e-9 as specified; the tiny abs part covers a mean idf that cancels to ~0, whose
+    # summation order differs from rank_bm25's (its dict order vs our term-id order).
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def check_against_reference(
+    index: BM25Index, docs: dict[str, list[str]], queries: list[list[str]]
+) -> None:
+    """Every live document's score and every search result agree with rank_bm25."""
+    assert len(index) == len(docs)
+    assert index.ids() == set(docs)
+    assert index.fingerprint() == BM25Index.fingerprint_of(docs)
+    position = {doc_id: i for i, doc_id in enumerate(docs)}  # insertion order of live docs
+    for query in queries:
+        matching = {i for i, toks in docs.items() if set(query) & set(toks)}
+        results = index.search(query)
+        assert {doc_id for doc_id, _ in results} == matching
+        assert len(results) == len(matching)
+        # Best first, ties in insertion order.
+        assert results == sorted(results, key=lambda pair: (-pair[1], position[pair[0]]))
+        assert index.get_scores(query) == dict(results)
+        got_all = index.score(query, list(docs))
+        if has_terms(docs):
+            expected = reference_scores(docs, query, index.k1, index.b, index.epsilon)
+            for doc_id, score in got_all.items():
+                assert close(score, expected[doc_id]), (doc_id, score, expected[doc_id])
+        else:
+            assert all(score == 0.0 for score in got_all.values())
+        for doc_id, score in results:
+            assert score == got_all[doc_id]  # same arithmetic on both paths
+        for k in (0, 1, 2, 5):
+            assert index.search(query, k=k) == results[:k]
+        for chunk in (1, 3):
+            chunks = list(index.ranked(query, chunk_size=chunk))
+            assert all(0 < len(c) <= chunk for c in chunks)
+            assert [pair for c in chunks for pair in c] == results
+
+
+# --------------------------------------------------------------------------------------------
+# Property test: random add/remove sequences against rank_bm25
+
+doc_ids = st.sampled_from([f"m{i}" for i in range(8)])
+token_lists = st.lists(st.sampled_from(VOCAB[:4]) | st.sampled_from(VOCAB), max_size=7)
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), doc_ids, token_lists),
+        st.tuples(st.just("remove"), doc_ids, st.just([])),
+        st.tuples(st.just("add_many"), st.lists(st.tuples(doc_ids, token_lists), max_size=4)),
+        st.tuples(st.just("compact")),
+    ),
+    max_size=30,
+)
+queries = st.lists(st.lists(st.sampled_from(VOCAB + UNKNOWN), max_size=5), min_size=1, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=operations, qs=queries)
+def test_matches_rank_bm25_after_random_writes(
+    ops: list[tuple[Any, ...]], qs: list[list[str]]
+) -> None:
+    index = BM25Index()
+    docs: dict[str, list[str]] = {}
+    for op in ops:
+        if op[0] == "add":
+            _, doc_id, tokens = op
+            if doc_id in docs:
+                before = (index.fingerprint(), index.get_scores(VOCAB))
+                with pytest.raises(DuplicateIdError):
+                    index.add(doc_id, tokens)
+                assert (index.fingerprint(), index.get_scores(VOCAB)) == before
+            else:
+                index.add(doc_id, tokens)
+                docs[doc_id] = tokens
+        elif op[0] == "remove":
+            assert index.remove(op[1]) == (op[1] in docs)
+            docs.pop(op[1], None)
+        elif op[0] == "add_many":
+            batch = op[1]
+            batch_ids = [doc_id for doc_id, _ in batch]
+            if len(set(batch_ids)) != len(batch_ids) or set(batch_ids) & set(docs):
+                with pytest.raises(DuplicateIdError):
+                    index.add_many(batch)
+            else:
+                assert index.add_many(batch) == len(batch)
+                docs.update(batch)
+        else:
+            index.compact()
+            assert index.stats()["dead_slots"] == 0
+    check_against_reference(index, docs, qs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    corpus=st.lists(token_lists, min_size=1, max_size=12),
+    query=st.lists(st.sampled_from(VOCAB + UNKNOWN), max_size=6),
+    k1=st.floats(0.0, 3.0),
+    b=st.floats(0.0, 1.0),
+    eps=st.floats(0.0, 1.0),
+)
+def test_parameters_match_rank_bm25(
+    corpus: list[list[str]], query: list[str], k1: float, b: float, eps: float
+) -> None:
+    index = BM25Index(k1=k1, b=b, epsilon=eps)
+    docs = {f"d{i}": tokens for i, tokens in enumerate(corpus)}
+    index.add_many(docs.items())
+    got = index.score(query, list(docs))
+    if has_terms(docs):
+        with np.errstate(invalid="ignore"):
+            expected = reference_scores(docs, query, k1, b, eps)
+        for doc_id, tokens in docs.items():
+            want = expected[doc_id]
+            if math.isnan(want):
+                # rank_bm25 quirk: a query term a document lacks adds 0/0 = NaN when the
+                # denominator vanishes (k1 = 0 or tiny, or b = 1 and the document is empty).
+                # Such terms add 0 mathematically: score the document on the terms it holds.
+                assert set(query) - set(tokens)
+                held = [q for q in query if q in tokens]
+                with np.errstate(invalid="ignore"):
+                    want = reference_scores(docs, held, k1, b, eps)[doc_id] if held else 0.0
+            assert close(got[doc_id], want), (doc_id, got[doc_id], want)
+
+
+# --------------------------------------------------------------------------------------------
+# Known rank_bm25 quirks, pinned down
+
+
+def test_negative_idf_floor_uses_mean_of_raw_idfs() -> None:
+    # One document: every idf is ln(0.5/1.5) < 0, the mean is negative, so scores are negative.
+    index = BM25Index()
+    index.add("only", ["apple", "apple", "banana"])
+    (score,) = index.score(["apple"], ["only"]).values()
+    assert score < 0
+    assert close(score, reference_scores({"only": ["apple", "apple", "banana"]}, ["apple"])["only"])
+
+
+def test_zero_idf_is_not_floored_and_still_matches() -> None:
+    # N = 2, df = 1: idf = ln(1.5/1.5) = 0 exactly, which rank_bm25 keeps as 0 (only < 0 floors).
+    index = BM25Index()
+    index.add_many([("a", ["apple"]), ("b", ["banana"])])
+    assert index.search(["apple"]) == [("a", 0.0)]
+
+
+def test_repeated_query_terms_count_each_time() -> None:
+    index = BM25Index()
+    index.add_many([(f"d{i}", ["apple"] if i == 0 else ["banana"]) for i in range(5)])
+    once = index.get_scores(["apple"])["d0"]
+    assert once > 0
+    assert close(index.get_scores(["apple", "apple", "apple"])["d0"], 3 * once)
+
+
+def test_empty_documents_count_in_n_and_avgdl() -> None:
+    index = BM25Index()
+    docs = {"e1": [], "e2": [], "x": ["apple", "banana"], "y": ["banana"]}
+    index.add_many(docs.items())
+    assert index.avgdl == 0.75
+    check_against_reference(index, docs, [["apple"], ["banana", "apple"], []])
+
+
+def test_index_without_terms_matches_nothing() -> None:
+    index = BM25Index()
+    assert index.search(["apple"]) == []
+    index.add("e", [])
+    assert index.search(["apple"]) == []
+    assert index.score(["apple"], ["e"]) == {"e": 0.0}
+    assert list(index.ranked(["apple"])) == []
+
+
+# --------------------------------------------------------------------------------------------
+# Incremental behaviour
+
+
+def _corpus(n: int, seed: int = 0) -> dict[str, list[str]]:
+    rng = np.random.default_rng(seed)
+    words = [f"w{i}" for i in range(40)]
+    weights = 1.0 / np.arange(1, 41)
+    weights /= weights.sum()
+    return {
+        f"doc{i}": [words[j] for j in rng.choice(40, size=int(rng.integers(0, 15)), p=weights)]
+        for i in range(n)
+    }
+
+
+QUERIES = [["w0"], ["w1", "w5", "w39"], ["w3", "w3", "nope"], ["w10", "w20", "w30", "w2"]]
+
+
+def test_remove_then_readd_gives_identical_scores() -> None:
+    docs = _corpus(60)
+    index = BM25Index()
+    index.add_many(docs.items())
+    before = [index.get_scores(q) for q in QUERIES]
+    index.remove("doc7")
+    assert "doc7" not in index
+    assert all("doc7" not in index.get_scores(q) for q in QUERIES)
+    index.add("doc7", docs["doc7"])
+    assert [index.get_scores(q) for q in QUERIES] == before
+
+
+def test_compaction_preserves_scores_ids_and_tie_order() -> None:
+    docs = _corpus(200, seed=1)
+    index = BM25Index()
+    for doc_id, tokens in docs.items():
+        index.add(doc_id, tokens)
+    for i in range(0, 200, 5):  # 40 of 200: below the automatic threshold
+        index.remove(f"doc{i}")
+        del docs[f"doc{i}"]
+    assert index.stats()["dead_slots"] == 40
+    before = [index.search(q) for q in QUERIES]
+    index.compact()
+    assert index.stats()["dead_slots"] == 0
+    assert [index.search(q) for q in QUERIES] == before
+    check_against_reference(index, docs, QUERIES)
+    # Still incremental after compaction.
+    index.add("late", ["w1", "w1", "w2"])
+    docs["late"] = ["w1", "w1", "w2"]
+    check_against_reference(index, docs, QUERIES)
+
+
+def test_automatic_compaction_after_many_removals() -> None:
+    docs = _corpus(100, seed=2)
+    index = BM25Index()
+    index.add_many(docs.items())
+    for i in range(30):
+        index.remove(f"doc{i}")
+        del docs[f"doc{i}"]
+        assert 4 * index.stats()["dead_slots"] <= 100  # never more than a quarter dead
+    check_against_reference(index, docs, QUERIES)
+    # Terms whose documents all went away leave the vocabulary.
+    index.remove_many(list(docs))
+    assert len(index) == 0
+    assert index.stats()["terms"] == 0
+
+
+def test_duplicate_add_raises_and_leaves_index_unchanged() -> None:
+    index = BM25Index()
+    index.add("a", ["apple", "banana"])
+    index.add("b", ["banana"])
+    before = (index.fingerprint(), index.search(["apple", "banana", "cherry"]), index.stats())
+    with pytest.raises(DuplicateIdError) as info:
+        index.add("a", ["cherry", "cherry"])
+    assert isinstance(info.value, InvalidInputError)
+    with pytest.raises(DuplicateIdError):
+        index.add_many([("c", ["cherry"]), ("a", ["cherry"])])
+    with pytest.raises(DuplicateIdError):
+        index.add_many([("c", ["cherry"]), ("c", ["date"])])
+    assert (
+        index.fingerprint(),
+        index.search(["apple", "banana", "cherry"]),
+        index.stats(),
+    ) == before
+    assert "c" not in index
+
+
+def test_bad_tokens_leave_index_unchanged() -> None:
+    index = BM25Index()
+    index.add("a", ["apple"])
+    before = (index.fingerprint(), index.stats(), index.search(["apple", "cherry"]))
+    with pytest.raises(InvalidTypeError):
+        index.add("b", ["cherry", 3])  # type: ignore[list-item]
+    with pytest.raises(InvalidTypeError):
+        index.add_many([("b", ["cherry"]), ("c", ["date", None])])  # type: ignore[list-item]
+    with pytest.raises(InvalidTypeError):
+        index.add("b", "cherry")
+    with pytest.raises(InvalidTypeError):
+        index.add("b", [["unhashable"]])  # type: ignore[list-item]
+    with pytest.raises(InvalidTypeError):
+        index.add(7, ["cherry"])  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        index.add("", ["cherry"])
+    assert (index.fingerprint(), index.stats(), index.search(["apple", "cherry"])) == before
+    # The rejected batch did not leave its new terms behind.
+    index.add("d", ["cherry"])
+    check_against_reference(index, {"a": ["apple"], "d": ["cherry"]}, [["cherry"], ["date"]])
+
+
+def test_remove_absent_returns_false_and_changes_nothing() -> None:
+    index = BM25Index()
+    index.add("a", ["apple"])
+    fingerprint = index.fingerprint()
+    assert index.remove("zzz") is False
+    assert index.remove_many(["zzz", "a", "a"]) == 1
+    assert index.remove("a") is False
+    assert len(index) == 0
+    assert index.fingerprint() != fingerprint
+    assert index.fingerprint() == BM25Index.fingerprint_of([])
+
+
+def test_ties_are_broken_by_insertion_order() -> None:
+    index = BM25Index()
+    index.add_many([(f"t{i}", ["apple", "banana"]) for i in range(10)])
+    index.add_many([(f"o{i}", ["cherry"]) for i in range(10)])
+    assert [doc_id for doc_id, _ in index.search(["apple"])] == [f"t{i}" for i in range(10)]
+    assert [doc_id for doc_id, _ in index.search(["apple"], k=3)] == ["t0", "t1", "t2"]
+    index.remove("t1")
+    index.add("t1", ["apple", "banana"])  # re-added: now the newest
+    order = [doc_id for doc_id, _ in index.search(["apple"])]
+    assert order == ["t0", *[f"t{i}" for i in range(2, 10)], "t1"]
+
+
+def test_ranked_is_a_snapshot_in_chunks() -> None:
+    docs = _corpus(80, seed=3)
+    index = BM25Index()
+    index.add_many(docs.items())
+    expected = index.search(["w0", "w1"])
+    chunks = index.ranked(["w0", "w1"], chunk_size=10)
+    first = next(chunks)
+    index.remove_many([f"doc{i}" for i in range(50)])  # triggers a compaction too
+    index.add("new", ["w0"])
+    rest = [pair for chunk in chunks for pair in chunk]
+    assert first + rest == expected
+    assert len(first) == 10
+
+
+def test_score_of_specific_ids() -> None:
+    index = BM25Index()
+    index.add_many([("a", ["apple", "banana"]), ("b", ["cherry"]), ("c", ["apple"])])
+    scores = index.score(["apple"], ["b", "a"])
+    assert list(scores) == ["b", "a"]
+    assert scores["b"] == 0.0
+    assert scores["a"] == index.get_scores(["apple"])["a"]
+    with pytest.raises(MemoryNotFoundError):
+        index.score(["apple"], ["a", "missing"])
+
+
+def test_fingerprint_tracks_the_id_set() -> None:
+    index = BM25Index()
+    assert index.fingerprint() == BM25Index.fingerprint_of([]) == (0, 0)
+    index.add_many([("a", ["x"]), ("b", ["y"])])
+    index.add("c", [])
+    assert index.fingerprint() == BM25Index.fingerprint_of(["c", "b", "a", "a"])
+    assert index.fingerprint() != BM25Index.fingerprint_of(["a", "b"])
+    assert index.fingerprint() != BM25Index.fingerprint_of(["a", "b", "d"])
+    index.remove("b")
+    assert index.fingerprint() == BM25Index.fingerprint_of(["a", "c"])
+    index.clear()
+    assert index.fingerprint() == (0, 0)
+    assert len(index) == 0
+    assert index.search(["x"]) == []
+
+
+def test_argument_validation() -> None:
+    with pytest.raises(InvalidInputError):
+        BM25Index(k1=-1.0)
+    with pytest.raises(InvalidInputError):
+        BM25Index(b=1.5)
+    with pytest.raises(InvalidInputError):
+        BM25Index(epsilon=float("nan"))
+    with pytest.raises(InvalidTypeError):
+        BM25Index(k1="1.2")  # type: ignore[arg-type]
+    index = BM25Index()
+    index.add("a", ["apple"])
+    with pytest.raises(InvalidTypeError):
+        index.search("apple")
+    with pytest.raises(InvalidTypeError):
+        index.search([1])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError):
+        index.search(["apple"], k=-1)
+    with pytest.raises(InvalidTypeError):
+        index.search(["apple"], k=True)
+    with pytest.raises(InvalidInputError):
+        index.ranked(["apple"], chunk_size=0)
+
+
+# --------------------------------------------------------------------------------------------
+# Persistence
+
+
+def test_save_load_round_trip(tmp_path: Path) -> None:
+    docs = _corpus(150, seed=4)
+    index = BM25Index(k1=1.2, b=0.5, epsilon=0.1)
+    index.add_many(docs.items())
+    for i in range(0, 150, 4):
+        index.remove(f"doc{i}")
+        del docs[f"doc{i}"]
+    index.add("unicode-ïd-\U0001f600", ["w1", "héllo"])
+    docs["unicode-ïd-\U0001f600"] = ["w1", "héllo"]
+    path = tmp_path / "bm25.npz"
+    index.save(path)
+    loaded = BM25Index.load(path)
+    assert (loaded.k1, loaded.b, loaded.epsilon) == (1.2, 0.5, 0.1)
+    assert loaded.ids() == index.ids() == set(docs)
+    assert loaded.fingerprint() == index.fingerprint()
+    queries = [*QUERIES, ["héllo", "w1"]]
+    assert [loaded.search(q) for q in queries] == [index.search(q) for q in queries]
+    # The loaded index keeps working incrementally.
+    loaded.remove("doc1")
+    del docs["doc1"]
+    loaded.add("doc1", ["w2"])
+    docs["doc1"] = ["w2"]
+    loaded.add("fresh", ["w3", "brand-new-term"])
+    docs["fresh"] = ["w3", "brand-new-term"]
+    check_against_reference(loaded, docs, [*queries, ["brand-new-term"]])
+
+
+def test_save_empty_index_and_overwrite(tmp_path: Path) -> None:
+    path = tmp_path / "bm25.npz"
+    BM25Index().save(path)
+    assert len(BM25Index.load(path)) == 0
+    index = BM25Index()
+    index.add("a", ["apple"])
+    index.save(path)  # replaces the old file
+    assert BM25Index.load(path).ids() == {"a"}
+    assert sorted(os.listdir(tmp_path)) == ["bm25.npz"]  # no temporary file left behind
+
+
+def _rewrite(path: Path, **changes: np.ndarray) -> None:
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays.update(changes)
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+
+
+@pytest.fixture()
+def saved(tmp_path: Path) -> Path:
+    index = BM25Index()
+    index.add_many(_corpus(50, seed=5).items())
+    path = tmp_path / "bm25.npz"
+    index.save(path)
+    return path
+
+
+def test_missing_or_garbage_file_raises_store_error(saved: Path, tmp_path: Path) -> None:
+    with pytest.raises(StoreError):
+        BM25Index.load(tmp_path / "absent.npz")
+    garbage = tmp_path / "garbage.npz"
+    garbage.write_text("not an index")
+    with pytest.raises(StoreError):
+        BM25Index.load(garbage)
+
+
+def test_truncated_file_raises_store_error(saved: Path) -> None:
+    data = saved.read_bytes()
+    saved.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StoreError):
+        BM25Index.load(saved)
+
+
+def test_flipped_bytes_raise_store_error(saved: Path) -> None:
+    data = bytearray(saved.read_bytes())
+    with zipfile.ZipFile(saved) as archive:
+        info = archive.getinfo("postings.npy")
+    middle = info.header_offset + 200 + info.compress_size // 2  # inside the postings data
+    data[middle] ^= 0xFF
+    saved.write_bytes(bytes(data))
+    with pytest.raises(StoreError):
+        BM25Index.load(saved)
+
+
+def test_wrong_version_raises_store_error(saved: Path) -> None:
+    _rewrite(saved, version=np.array([INDEX_FORMAT_VERSION + 1], dtype=np.int64))
+    with pytest.raises(StoreError, match="version"):
+        BM25Index.load(saved)
+
+
+def _lengths_plus_one(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {"doc_len": data["doc_len"] + 1}  # disagree with the postings
+
+
+def _postings_reversed(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {"postings": data["postings"][::-1].copy()}  # same multiset, slots out of order
+
+
+def _fixed(**arrays: np.ndarray):  # type: ignore[no-untyped-def]
+    return lambda data: arrays
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _lengths_plus_one,
+        _postings_reversed,
+        _fixed(postings=np.zeros((3, 2), dtype=np.int32)),
+        _fixed(params=np.array([1.5, 2.0, 0.25])),  # b out of range
+        _fixed(magic=np.frombuffer(b"something-else", dtype=np.uint8)),
+        _fixed(id_lengths=np.array([1, 2, 3], dtype=np.int64)),
+        _fixed(ptr=np.array([0], dtype=np.int64)),
+        _fixed(id_xor=np.array([1.0])),
+    ],
+)
+def test_inconsistent_arrays_raise_store_error(saved: Path, change) -> None:  # type: ignore[no-untyped-def]
+    with np.load(saved) as data:
+        changes = change({name: data[name] for name in data.files})
+    _rewrite(saved, **changes)
+    with pytest.raises(StoreError):
+        BM25Index.load(saved)
+
+
+# --------------------------------------------------------------------------------------------
+# Tokenizer
+
+
+def test_tokenizer_stems_word_forms_to_one_token() -> None:
+    tokenize = Tokenizer()
+    assert tokenize("running") == tokenize("runs") == tokenize("run") == ["run"]
+    assert tokenize("connection connected connecting") == ["connect"] * 3
+
+
+def test_tokenizer_drops_stop_words_before_stemming_and_folds_case() -> None:
+    tokenize = Tokenizer()
+    assert tokenize("The CAT and the Hat") == ["cat", "hat"]
+    assert tokenize("THIS is IT") == []
+    assert "the" in STOPWORDS_EN and "with" in STOPWORDS_EN and len(STOPWORDS_EN) == 33
+    # "was" is a stop word; "wa" (what the stemmer would make of it) is not filtered.
+    assert Tokenizer(stopwords=["wa"])("was") == ["was"]
+
+
+def test_tokenizer_keeps_order_repeats_unicode_and_splits_punctuation() -> None:
+    tokenize = Tokenizer(stem=False, stopwords=None)
+    assert tokenize("Hello, world! hello... WORLD?") == ["hello", "world", "hello", "world"]
+    assert tokenize("Café-au-lait naïve ÜBER straße 東京 42") == [
+        "café",
+        "au",
+        "lait",
+        "naïve",
+        "über",
+        "straße",
+        "東京",
+        "42",
+    ]
+    assert tokenize("snake_case stays; e-mail splits") == [
+        "snake_case",
+        "stays",
+        "e",
+        "mail",
+        "splits",
+    ]
+    assert tokenize("") == []
+    assert tokenize("  ...!!! ") == []
+
+
+def test_tokenizer_many_pickle_and_settings() -> None:
+    tokenize = Tokenizer(language="english", stopwords={"Foo"})
+    assert tokenize.stopwords == frozenset({"foo"})
+    assert tokenize.tokenize_many(["foo runs", "Running foo"]) == [["run"], ["run"]]
+    clone = pickle.loads(pickle.dumps(tokenize))
+    assert clone == tokenize and hash(clone) == hash(tokenize)
+    assert clone("foo runs") == ["run"]
+    assert Tokenizer(language="german")("Häuser") != ["häuser"]
+    with pytest.raises(InvalidInputError):
+        Tokenizer(language="klingon")
+    with pytest.raises(InvalidTypeError):
+        tokenize(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidTypeError):
+        tokenize.tokenize_many("one string")
+
+
+def test_tokenizer_and_index_together() -> None:
+    tokenize = Tokenizer()
+    texts = {
+        "m1": "I love running in the park every morning.",
+        "m2": "The park was closed for renovations.",
+        "m3": "She runs a small bakery downtown.",
+    }
+    index = BM25Index()
+    index.add_many((doc_id, tokenize(text)) for doc_id, text in texts.items())
+    hits = [doc_id for doc_id, _ in index.search(tokenize("who runs?"))]
+    assert set(hits) == {"m1", "m3"}
