@@ -553,7 +553,7 @@ def test_tokenizer_drops_stop_words_before_stemming_and_folds_case() -> None:
     tokenize = Tokenizer()
     assert tokenize("The CAT and the Hat") == ["cat", "hat"]
     assert tokenize("THIS is IT") == []
-    assert "the" in STOPWORDS_EN and "with" in STOPWORDS_EN and len(STOPWORDS_EN) == 33
+    assert {"the", "with", "did", "what"} <= STOPWORDS_EN and "caroline" not in STOPWORDS_EN
     # "was" is a stop word; "wa" (what the stemmer would make of it) is not filtered.
     assert Tokenizer(stopwords=["wa"])("was") == ["was"]
 

@@ -62,9 +62,16 @@ class NamespaceIndex:
         """Index new memories: ``(timeline entry, text)`` pairs."""
         tokens = self.tokenizer.tokenize_many(text for _, text in items)
         self.bm25.add_many((entry.id, toks) for (entry, _), toks in zip(items, tokens))
-        for entry, _ in items:
+        new = sorted(entry for entry, _ in items)
+        for entry in new:
             self._entries[entry.id] = entry
-            bisect.insort(self._timeline, entry)
+        if len(new) == 1:
+            bisect.insort(self._timeline, new[0])
+        elif not self._timeline or new[0] >= self._timeline[-1]:
+            self._timeline.extend(new)  # the usual case: memories arrive in time order
+        else:
+            self._timeline.extend(new)
+            self._timeline.sort()  # Timsort merges the two sorted runs in linear time
 
     def remove(self, ids: Iterable[str]) -> None:
         """Forget memories (unknown ids are ignored)."""

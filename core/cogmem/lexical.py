@@ -90,12 +90,24 @@ __all__ = [
 
 STOPWORDS_EN: frozenset[str] = frozenset(
     {
-        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into",
-        "is", "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then",
-        "there", "these", "they", "this", "to", "was", "will", "with",
+        "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "your", "yours",
+        "yourself", "yourselves", "he", "him", "his", "himself", "she", "her", "hers", "herself",
+        "it", "its", "itself", "they", "them", "their", "theirs", "themselves", "what", "which",
+        "who", "whom", "this", "that", "these", "those", "am", "is", "are", "was", "were", "be",
+        "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "a", "an",
+        "the", "and", "but", "if", "or", "because", "as", "until", "while", "of", "at", "by",
+        "for", "with", "about", "against", "between", "into", "through", "during", "before",
+        "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over",
+        "under", "again", "further", "then", "once", "here", "there", "when", "where", "why",
+        "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no",
+        "nor", "not", "only", "own", "same", "so", "than", "too", "very", "s", "t", "can", "will",
+        "just", "don", "should", "now", "d", "ll", "m", "o", "re", "ve", "y", "ain", "aren",
+        "couldn", "didn", "doesn", "hadn", "hasn", "haven", "isn", "ma", "mightn", "mustn",
+        "needn", "shan", "shouldn", "wasn", "weren", "won", "wouldn",
     }
 )  # fmt: skip
-"""English stop words: the list ``bm25s`` ships as ``STOPWORDS_EN`` (Lucene's 33 words)."""
+"""English stop words: NLTK's English list (its 153 plain words; data only), as ``bm25s`` ships for
+``"en"`` in its fuller list. Removed before stemming."""
 
 INDEX_FORMAT_VERSION = 1
 """Version of the file format written by :meth:`BM25Index.save`."""

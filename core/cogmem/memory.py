@@ -655,7 +655,7 @@ class CognitiveMemory:
 
     def _writable(self, namespace: str) -> ChromaStore:
         """The namespace's collection, created if needed."""
-        store = self._writable(namespace)
+        store = self._store(namespace, create=True)
         if store is None:  # get_or_create never returns nothing
             raise StoreError(f"could not create the collection of namespace {namespace!r}")
         return store

@@ -1,0 +1,442 @@
+"""CognitiveMemory end to end on real embedded Chroma (fast fake embedder; see test_integration
+for the real model)."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cogmem import (
+    CogmemError,
+    CognitiveMemory,
+    CognitiveMemoryConfig,
+    DuplicateIdError,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryInput,
+    MemoryNotFoundError,
+)
+from cogmem.testing import HashingEmbedder
+from tests.conftest import NOW
+
+
+def ids(results: list[Any]) -> list[str]:
+    return [r.id for r in results]
+
+
+def snapshot(mem: CognitiveMemory) -> dict[str, Any]:
+    got = {}
+    for ns in mem.namespaces():
+        store = mem._store(ns)
+        assert store is not None
+        raw = store.collection.get(include=["documents", "metadatas"])
+        got[ns] = sorted(
+            zip(raw["ids"], raw["documents"], [sorted(m.items()) for m in raw["metadatas"]])
+        )
+    return got
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def test_add_get_defaults_and_time_as_argument(mem: CognitiveMemory) -> None:
+    mid = mem.add("User prefers dark mode", now=NOW)
+    m = mem.get(mid)
+    assert (m.text, m.memory_type, m.importance, m.confidence) == (
+        "User prefers dark mode",
+        "episodic",
+        0.5,
+        0.8,
+    )
+    assert m.stability == pytest.approx(0.25)
+    assert m.created_at == NOW and m.last_accessed_at is None and m.access_count == 0
+    assert m.status == "active" and m.namespace == "default"
+    explicit = mem.add(
+        "x",
+        id="mine",
+        memory_type="semantic",
+        importance=1.0,
+        tags=["ui"],
+        created_at=NOW - timedelta(days=3),
+        metadata={"k": 1},
+        pinned=True,
+        session_id="s1",
+        now=NOW,
+    )
+    got = mem.get(explicit)
+    assert explicit == "mine" and got.stability == pytest.approx(0.4) and got.tags == ("ui",)
+    assert got.created_at == NOW - timedelta(days=3) and got.session_ids == ("s1",) and got.pinned
+    assert len(mem) == 2
+
+
+def test_add_many_accepts_strings_dicts_and_inputs(mem: CognitiveMemory) -> None:
+    out = mem.add_many(
+        ["a b", {"text": "c d", "id": "x"}, MemoryInput(text="e f", id="y")], now=NOW
+    )
+    assert out[1:] == ["x", "y"] and len(mem) == 3
+    assert mem.add_many([], now=NOW) == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "needle"),
+    [
+        ({"text": ""}, InvalidInputError, "text"),
+        ({"text": "   "}, InvalidInputError, "text"),
+        ({"text": 42}, InvalidTypeError, "text"),
+        ({"text": "ok", "importance": 1.5}, InvalidInputError, "importance"),
+        ({"text": "ok", "importance": math.nan}, InvalidInputError, "importance"),
+        ({"text": "ok", "importance": "high"}, InvalidTypeError, "importance"),
+        ({"text": "ok", "confidence": -0.1}, InvalidInputError, "confidence"),
+        ({"text": "ok", "memory_type": "dream"}, InvalidInputError, "memory_type"),
+        ({"text": "ok", "created_at": datetime(2026, 1, 1)}, InvalidInputError, "naive"),
+        ({"text": "ok", "tags": "ui"}, InvalidTypeError, "tags"),
+        ({"text": "ok", "metadata": {"k": [1]}}, InvalidTypeError, "metadata"),
+        ({"text": "ok", "metadata": {"k": math.inf}}, InvalidInputError, "metadata"),
+        ({"text": "ok", "namespace": ""}, InvalidInputError, "namespace"),
+        ({"text": "ok", "id": ""}, InvalidInputError, "id"),
+    ],
+)
+def test_bad_input_is_named_and_stores_nothing(
+    mem: CognitiveMemory, kwargs: dict[str, Any], error: type[Exception], needle: str
+) -> None:
+    mem.add("already here", id="keep", now=NOW)
+    before = snapshot(mem)
+    with pytest.raises(error, match=needle) as info:
+        mem.add(**kwargs, now=NOW)
+    assert isinstance(info.value, CogmemError)
+    assert snapshot(mem) == before
+
+
+def test_one_bad_item_in_add_many_stores_none(mem: CognitiveMemory) -> None:
+    with pytest.raises(InvalidInputError, match="item 2"):
+        mem.add_many(["fine", "also fine", {"text": "bad", "importance": 7}], now=NOW)
+    assert len(mem) == 0
+
+
+def test_duplicate_ids_are_refused_without_touching_the_original(mem: CognitiveMemory) -> None:
+    mem.add("original", id="a", now=NOW)
+    with pytest.raises(DuplicateIdError, match="a"):
+        mem.add("impostor", id="a", now=NOW)
+    with pytest.raises(DuplicateIdError):
+        mem.add_many([{"text": "x", "id": "b"}, {"text": "y", "id": "b"}], now=NOW)
+    assert mem.get("a").text == "original" and len(mem) == 1
+    assert [r.text for r in mem.search("impostor", now=NOW, reinforce=False)] == ["original"]
+
+
+def test_delete_forgets_everywhere(mem: CognitiveMemory) -> None:
+    mid = mem.add("the wifi password is hunter2", now=NOW)
+    mem.add("unrelated note about lunch", now=NOW)
+    mem.delete(mid)
+    with pytest.raises(MemoryNotFoundError):
+        mem.get(mid)
+    with pytest.raises(MemoryNotFoundError):
+        mem.delete(mid)
+    for mode in ("dense", "lexical", "hybrid"):
+        assert mid not in ids(mem.search("wifi password", mode=mode, now=NOW, reinforce=False))
+
+
+# --- searching -----------------------------------------------------------------------------------
+
+
+def test_every_result_explains_its_score(mem: CognitiveMemory) -> None:
+    mem.add_many(
+        [
+            "User prefers dark mode in the editor",
+            "User likes tea",
+            "Lunch is at noon",
+            "Rain today",
+        ],
+        now=NOW - timedelta(days=2),
+    )
+    results = mem.search("dark mode", now=NOW, reinforce=False)
+    assert results and results[0].text == "User prefers dark mode in the editor"
+    for r in results:
+        e = r.explanation
+        expected = e.relevance * e.retention**e.alpha
+        for factor in e.penalties.values():
+            expected *= factor
+        assert r.score == pytest.approx(expected)
+        assert e.mode == "hybrid" and 0 <= e.relevance <= 1 and 0 < e.retention <= 1
+        assert e.as_dict()["score"] == r.score
+    top = results[0].explanation
+    assert top.dense_rank == 1 and top.lexical_rank == 1 and top.bm25 is not None and top.bm25 > 0
+    assert "score" in str(top)
+
+
+def test_modes(mem: CognitiveMemory) -> None:
+    mem.add_many(["alpha beta", "gamma delta", "beta gamma"], now=NOW)
+    dense = mem.search("beta", mode="dense", now=NOW, reinforce=False)
+    lexical = mem.search("beta", mode="lexical", now=NOW, reinforce=False)
+    assert all(r.explanation.lexical_rank is None and r.explanation.bm25 is None for r in dense)
+    found = [r for r in lexical if r.explanation.via == "search"]
+    assert {r.text for r in found} == {"alpha beta", "beta gamma"}
+    assert all(r.explanation.dense_rank is None for r in lexical)
+    with pytest.raises(InvalidInputError, match="mode"):
+        mem.search("beta", mode="semantic", now=NOW)
+
+
+def test_lexical_only_hits_are_kept(embedder: HashingEmbedder) -> None:
+    cfg = CognitiveMemoryConfig(k_dense=1, context_spread=0.0)
+    with CognitiveMemory(embedder=embedder, config=cfg) as mem:
+        mem.add_many(
+            [
+                "apple apple apple apple pie",
+                "banana split with code QZ9",
+                "filler one",
+                "filler two",
+            ],
+            now=NOW,
+        )
+        results = mem.search("apple apple apple QZ9", now=NOW, reinforce=False)
+        assert results[0].text == "apple apple apple apple pie"
+        hit = next(r for r in results if "QZ9" in r.text)
+        assert hit.explanation.dense_rank is None and hit.explanation.lexical_rank is not None
+
+
+def test_top_k_budget_and_min_score(mem: CognitiveMemory) -> None:
+    mem.add_many(
+        ["cat " + "long " * 80, "cat short", "cat tiny", "cat small note"],
+        now=NOW,
+    )
+    all_hits = mem.search("cat", now=NOW, reinforce=False, top_k=10)
+    assert len(all_hits) == 4
+    assert len(mem.search("cat", now=NOW, reinforce=False, top_k=2)) == 2
+    packed = mem.search("cat", now=NOW, reinforce=False, token_budget=10)
+    assert sum(math.ceil(len(r.text) / 4) for r in packed) <= 10
+    assert all("long" not in r.text for r in packed) and len(packed) == 3  # skipped, next tried
+    scores = [r.score for r in all_hits]
+    cut = (scores[1] + scores[2]) / 2 if scores[1] > scores[2] else scores[0]
+    kept = mem.search("cat", now=NOW, reinforce=False, min_score=cut)
+    assert [r.id for r in kept] == [r.id for r in all_hits if r.score >= cut] and kept
+    with pytest.raises(InvalidInputError, match="top_k"):
+        mem.search("cat", top_k=0, now=NOW)
+    with pytest.raises(InvalidTypeError, match="top_k"):
+        mem.search("cat", top_k="3", now=NOW)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="query"):
+        mem.search("", now=NOW)
+    with pytest.raises(InvalidInputError, match="naive"):
+        mem.search("cat", now=datetime(2026, 1, 1))
+
+
+def test_reinforce_false_leaves_the_store_unchanged(mem: CognitiveMemory) -> None:
+    mem.add_many(["the launch is on Friday", "the budget is 10k"], now=NOW - timedelta(days=20))
+    before = snapshot(mem)
+    mem.search("launch", now=NOW, reinforce=False)
+    assert snapshot(mem) == before
+
+
+def test_search_reinforces_what_it_returns(mem: CognitiveMemory) -> None:
+    mid = mem.add("the launch is on Friday", created_at=NOW - timedelta(days=21), now=NOW)
+    other = mem.add("the budget is ten thousand", created_at=NOW - timedelta(days=21), now=NOW)
+    results = mem.search("launch Friday", top_k=1, now=NOW, session_id="s9")
+    assert ids(results) == [mid]
+    assert results[0].memory.access_count == 0  # the record as it was when scored
+    m = mem.get(mid)
+    assert m.access_count == 1 and m.last_accessed_at == NOW and m.session_ids == ("s9",)
+    assert m.stability == pytest.approx(0.25 + 0.1 * 2)
+    assert mem.get(other).access_count == 0
+    # reinforced memories are retained better later on
+    later = NOW + timedelta(days=30)
+    assert (
+        mem.search("launch Friday", top_k=1, now=later, reinforce=False)[0].explanation.retention
+        > 0.2
+    )
+
+
+def test_decay_reorders_equally_relevant_facts(mem: CognitiveMemory) -> None:
+    old = mem.add(
+        "the office door code is 1234",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=200),
+        now=NOW,
+    )
+    new = mem.add(
+        "the office door code is 5678",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=2),
+        now=NOW,
+    )
+    results = mem.search("office door code", now=NOW, reinforce=False)
+    assert ids(results)[:2] == [new, old]
+    assert results[1].explanation.newer_version_id == new
+    no_decay = CognitiveMemoryConfig(retrieval_score_exponent=0.0, version_exponent=0.0)
+    assert results[1].score < results[0].score
+    assert no_decay.retrieval_score_exponent == 0.0
+
+
+def test_namespaces_are_isolated(mem: CognitiveMemory) -> None:
+    mem.add("alice likes green tea", namespace="alice", now=NOW)
+    mem.add("bob likes black coffee", namespace="bob", now=NOW)
+    assert [r.text for r in mem.search("likes", namespace="alice", now=NOW, reinforce=False)] == [
+        "alice likes green tea"
+    ]
+    assert mem.search("likes", namespace="carol", now=NOW) == []
+    assert mem.search("likes", now=NOW) == []  # the default namespace is empty
+    assert mem.count("alice") == 1 and len(mem) == 2
+    assert set(mem.namespaces()) >= {"alice", "bob"}
+    with pytest.raises(MemoryNotFoundError):
+        mem.get(mem.search("likes", namespace="bob", now=NOW)[0].id)  # wrong namespace
+
+
+def test_filters(mem: CognitiveMemory) -> None:
+    mem.add(
+        "deploy with make release",
+        memory_type="procedural",
+        tags=["ops"],
+        metadata={"team": "core", "prio": 2},
+        now=NOW,
+    )
+    mem.add(
+        "deploy notes from the retro",
+        tags=["ops", "retro"],
+        metadata={"team": "web", "prio": 5},
+        created_at=NOW - timedelta(days=40),
+        now=NOW,
+    )
+    mem.add("deploy day was sunny", metadata={"team": "core", "prio": 1}, now=NOW)
+
+    def texts(filters: dict[str, Any], mode: str = "hybrid") -> set[str]:
+        return {
+            r.text
+            for r in mem.search("deploy", filters=filters, mode=mode, now=NOW, reinforce=False)
+        }
+
+    for mode in ("dense", "lexical", "hybrid"):
+        assert texts({"memory_type": "procedural"}, mode) == {"deploy with make release"}
+        assert texts({"tags": ["ops", "retro"]}, mode) == {"deploy notes from the retro"}
+        assert texts({"team": "core"}, mode) == {"deploy with make release", "deploy day was sunny"}
+        assert texts({"prio": {"$gte": 2}}, mode) == {
+            "deploy with make release",
+            "deploy notes from the retro",
+        }
+        assert texts({"created_after": NOW - timedelta(days=1)}, mode) == {
+            "deploy with make release",
+            "deploy day was sunny",
+        }
+    with pytest.raises(InvalidInputError, match="operator"):
+        mem.search("deploy", filters={"prio": {"$like": 1}}, now=NOW)
+
+
+def test_deep_recall_returns_superseded_with_penalty(mem: CognitiveMemory) -> None:
+    mid = mem.add("the API key rotates monthly", memory_type="semantic", now=NOW)
+    store = mem._store("default")
+    assert store is not None
+    store.collection.update(ids=[mid], metadatas=[{"status": "superseded", "superseded_by": "s"}])
+    assert mem.search("API key rotates", now=NOW, reinforce=False) == []
+    deep = mem.search("API key rotates", now=NOW, reinforce=False, deep_recall=True)
+    assert ids(deep) == [mid] and deep[0].explanation.penalties["deep_recall"] == 0.5
+
+
+def test_temporal_context_brings_the_answer_turn(embedder: HashingEmbedder) -> None:
+    with CognitiveMemory(embedder=embedder) as mem:
+        day = NOW - timedelta(days=10)
+        mem.add_many(
+            [
+                MemoryInput(text="Mel: did you ever go to the pottery workshop?", created_at=day),
+                MemoryInput(text="Caro: yes, last Saturday, I made a blue bowl", created_at=day),
+                MemoryInput(text="Mel: lovely", created_at=day),
+                MemoryInput(
+                    text="Caro: unrelated chat about the weather",
+                    created_at=day - timedelta(days=30),
+                ),
+            ],
+            now=NOW,
+        )
+        results = mem.search("pottery workshop", now=NOW, reinforce=False)
+        by_text = {r.text: r for r in results}
+        answer = by_text["Caro: yes, last Saturday, I made a blue bowl"]
+        assert answer.explanation.via == "context"
+        assert answer.explanation.relevance == pytest.approx(0.8 * results[0].explanation.fused)
+        assert (
+            "Caro: unrelated chat about the weather" not in by_text
+            or by_text["Caro: unrelated chat about the weather"].explanation.via == "search"
+        )
+
+
+# --- persistence and the derived index -----------------------------------------------------------
+
+HISTORY = [
+    ("the billing service uses PostgreSQL", 200),
+    ("the billing service moved to CockroachDB", 5),
+    ("Priya runs the half marathon in March", 60),
+    ("deploy with make release then approve in ArgoCD", 30),
+]
+
+
+def fill(mem: CognitiveMemory) -> None:
+    mem.add_many(
+        [
+            MemoryInput(
+                text=t, memory_type="semantic", created_at=NOW - timedelta(days=d), id=f"m{i}"
+            )
+            for i, (t, d) in enumerate(HISTORY)
+        ],
+        now=NOW,
+    )
+
+
+def searches(mem: CognitiveMemory) -> list[list[tuple[str, float]]]:
+    return [
+        [(r.id, round(r.score, 9)) for r in mem.search(q, now=NOW, reinforce=False)]
+        for q in ("billing database", "marathon", "how to deploy")
+    ]
+
+
+def test_reopening_a_persistent_store_gives_the_same_results(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        fill(mem)
+        before = searches(mem)
+    assert list((tmp_path / "cogmem-index").rglob("*.bm25.npz"))
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        assert len(mem) == 4
+        assert searches(mem) == before
+
+
+def test_a_corrupt_index_file_is_rebuilt_from_chroma(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        fill(mem)
+        before = searches(mem)
+    for f in (tmp_path / "cogmem-index").rglob("*.npz"):
+        f.write_bytes(b"garbage")
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        assert searches(mem) == before
+
+
+def test_a_crash_between_the_two_writes_is_reconciled(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    """Chroma got a write the saved index never saw (the process died in between), and the
+    index holds a memory Chroma no longer has: reopening reconciles both ways."""
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        fill(mem)
+    with CognitiveMemory(
+        path=tmp_path, embedder=embedder, index_dir=tmp_path / "elsewhere"
+    ) as other:
+        other.add("the zebra gate code is XK-42", id="late", now=NOW)  # index saved elsewhere
+        other.delete("m2")
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        assert [r.id for r in mem.search("XK-42", mode="lexical", now=NOW, reinforce=False)] == [
+            "late"
+        ]
+        assert "m2" not in ids(mem.search("marathon", mode="lexical", now=NOW, reinforce=False))
+
+
+def test_two_in_process_memories_never_share_data(embedder: HashingEmbedder) -> None:
+    with CognitiveMemory(embedder=embedder) as a, CognitiveMemory(embedder=embedder) as b:
+        a.add("only in a", now=NOW)
+        assert len(a) == 1 and len(b) == 0
+
+
+def test_constructor_errors(tmp_path: Path, embedder: HashingEmbedder) -> None:
+    with pytest.raises(InvalidInputError, match="path"):
+        CognitiveMemory(path=tmp_path, client=object(), embedder=embedder)
+    with pytest.raises(InvalidTypeError, match="config"):
+        CognitiveMemory(embedder=embedder, config={"top_k": 3})  # type: ignore[arg-type]

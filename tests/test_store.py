@@ -1,0 +1,150 @@
+"""The Chroma codec and the one filter language evaluated by Chroma and by Python alike."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import chromadb
+import numpy as np
+import pytest
+from chromadb.config import Settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cogmem import InvalidInputError, InvalidTypeError, MemoryRecord, StoreError
+from cogmem.store import build_where, compile_filters, from_chroma, to_metadata
+from tests.conftest import NOW
+
+FULL = MemoryRecord(
+    id="m1",
+    text="User prefers dark mode",
+    created_at=NOW - timedelta(days=3),
+    memory_type="semantic",
+    importance=0.7,
+    confidence=0.9,
+    stability=0.31,
+    last_accessed_at=NOW,
+    access_count=4,
+    session_ids=("s1", "s2"),
+    status="superseded",
+    superseded_by="m9",
+    pinned=True,
+    tags=("ui", "prefs"),
+    namespace="user-1",
+    links={"m2": 0.4},
+    links_updated_at=NOW,
+    metadata={"project": "x", "n": 3, "ratio": 0.5, "ok": True},
+)
+
+
+def test_metadata_round_trip_is_exact() -> None:
+    meta = to_metadata(FULL, seq=7)
+    assert all(isinstance(v, (str, int, float, bool)) for v in meta.values())
+    assert meta["seq"] == 7 and meta["tag:ui"] is True and meta["m.project"] == "x"
+    assert from_chroma("m1", FULL.text, meta) == FULL
+    sparse = MemoryRecord(id="m2", text="t", created_at=NOW)
+    assert from_chroma("m2", "t", to_metadata(sparse)) == sparse
+
+
+def test_foreign_metadata_is_a_store_error() -> None:
+    with pytest.raises(StoreError, match="m3"):
+        from_chroma("m3", "t", {"source": "someone else"})
+
+
+@pytest.mark.parametrize(
+    ("filters", "error"),
+    [
+        ({"memory_type": "dream"}, InvalidInputError),
+        ({"tags": 3}, InvalidTypeError),
+        ({"pinned": "yes"}, InvalidTypeError),
+        ({"created_after": "2024-01-01"}, InvalidTypeError),
+        ({"project": {"$regex": "x"}}, InvalidInputError),
+        ({"project": {"$in": []}}, InvalidTypeError),
+        ({"project": [1, 2]}, InvalidTypeError),
+        ("project=x", InvalidTypeError),
+    ],
+)
+def test_bad_filters_are_named(filters: Any, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        build_where(filters)
+    with pytest.raises(error):
+        compile_filters(filters)
+
+
+# --- Chroma and the Python predicate agree on every filter -------------------------------------
+
+TAGS = ["a", "b", "c"]
+records = st.builds(
+    lambda i, t, tags, pinned, status, days, n, label: MemoryRecord(
+        id=f"r{i}",
+        text=f"text {i}",
+        created_at=NOW - timedelta(days=days),
+        memory_type=t,
+        tags=tuple(tags),
+        pinned=pinned,
+        status=status,
+        metadata={"n": n, "label": label},
+    ),
+    st.integers(0, 10_000),
+    st.sampled_from(["episodic", "semantic", "procedural", "core"]),
+    st.lists(st.sampled_from(TAGS), unique=True, max_size=3),
+    st.booleans(),
+    st.sampled_from(["active", "superseded", "contradicted"]),
+    st.integers(0, 30),
+    st.one_of(st.integers(-3, 3), st.floats(-3, 3, allow_nan=False)),
+    st.sampled_from(["x", "y"]),
+)
+filter_sets = st.fixed_dictionaries(
+    {},
+    optional={
+        "memory_type": st.one_of(
+            st.sampled_from(["episodic", "semantic"]),
+            st.lists(st.sampled_from(["episodic", "core", "procedural"]), min_size=1, unique=True),
+        ),
+        "tags": st.lists(st.sampled_from(TAGS), min_size=1, max_size=2, unique=True),
+        "pinned": st.booleans(),
+        "created_after": st.integers(0, 30).map(lambda d: NOW - timedelta(days=d)),
+        "n": st.one_of(
+            st.integers(-3, 3),
+            st.fixed_dictionaries({"$gte": st.integers(-3, 3)}),
+            st.fixed_dictionaries({"$lt": st.floats(-3, 3, allow_nan=False)}),
+            st.fixed_dictionaries({"$in": st.lists(st.integers(-3, 3), min_size=1, max_size=3)}),
+            st.fixed_dictionaries({"$ne": st.integers(-3, 3)}),
+        ),
+        "label": st.one_of(st.just("x"), st.fixed_dictionaries({"$nin": st.just(["y"])})),
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def collection() -> Any:
+    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    return client.get_or_create_collection(
+        "filter-agreement", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+    )
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(records, min_size=1, max_size=12, unique_by=lambda r: r.id), filter_sets, st.booleans()
+)
+def test_chroma_where_and_python_predicate_agree(
+    collection: Any, batch: list[MemoryRecord], filters: dict[str, Any], deep: bool
+) -> None:
+    existing = collection.get(include=[])["ids"]
+    if existing:
+        collection.delete(ids=existing)
+    collection.add(
+        ids=[r.id for r in batch],
+        documents=[r.text for r in batch],
+        embeddings=np.ones((len(batch), 3), dtype=np.float32),
+        metadatas=[to_metadata(r, seq=i) for i, r in enumerate(batch)],
+    )
+    by_chroma = set(
+        collection.get(where=build_where(filters, include_superseded=deep), include=[])["ids"]
+    )
+    keep = compile_filters(filters, include_superseded=deep)
+    assert by_chroma == {r.id for r in batch if keep(r)}
