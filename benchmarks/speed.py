@@ -32,7 +32,9 @@ Run from the project root::
     python benchmarks/speed.py --quick                 # N = 2,000 smoke test (~1 min)
     python benchmarks/speed.py --sizes 10000,100000    # the SPEC sizes (~30-40 min)
 
-Progress goes to stderr. ``--systems`` picks systems, ``--workdir`` keeps the stores.
+Progress goes to stderr. ``--systems`` picks systems, ``--workdir`` keeps the stores. The driver
+first copies cogmem and these modules into its temporary folder and runs every worker from that
+copy, so that edits to the working tree during a long run cannot mix two versions.
 """
 
 from __future__ import annotations
@@ -505,9 +507,48 @@ def open_worker(args: argparse.Namespace) -> dict[str, Any]:
 # Driver
 
 
+def snapshot(root: Path) -> Path:
+    """Copy cogmem and these benchmark modules under ``root``: every worker of the run then
+    runs the same code, even if the working tree is edited meanwhile."""
+    import cogmem
+
+    snap = root / "snapshot"
+    if snap.exists():
+        shutil.rmtree(snap)
+    shutil.copytree(
+        Path(cogmem.__file__).resolve().parent,
+        snap / "core" / "cogmem",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    (snap / "benchmarks").mkdir(parents=True)
+    for name in ("__init__.py", "common.py", "peers.py", "speed.py"):
+        shutil.copy2(_ROOT / "benchmarks" / name, snap / "benchmarks" / name)
+    return snap
+
+
+def _source_info() -> dict[str, Any]:
+    """The commit of this checkout and its uncommitted files under core/ (what was measured)."""
+
+    def git(*cmd: str) -> str:
+        proc = subprocess.run(["git", *cmd], cwd=_ROOT, capture_output=True, text=True, check=False)
+        return proc.stdout.strip() if proc.returncode == 0 else ""
+
+    return {
+        "commit": git("rev-parse", "--short", "HEAD") or None,
+        "uncommitted_in_core": git("status", "--porcelain", "--", "core").splitlines(),
+    }
+
+
+_SNAPSHOT: Path | None = None
+
+
 def _run_worker(argv: list[str]) -> dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), *argv]
-    proc = subprocess.run(cmd, cwd=_ROOT, stdout=subprocess.PIPE, text=True, check=False)
+    script = (_SNAPSHOT or _ROOT) / "benchmarks" / "speed.py"
+    env = dict(os.environ, COGMEM_DATA=str(_data_dir().resolve()))
+    if _SNAPSHOT is not None:
+        env["COGMEM_CORE"] = str(_SNAPSHOT / "core")
+    cmd = [sys.executable, str(script), *argv]
+    proc = subprocess.run(cmd, cwd=_ROOT, env=env, stdout=subprocess.PIPE, text=True, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"worker {argv} failed with exit code {proc.returncode}")
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -715,6 +756,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if unknown:
         parser.error(f"unknown systems {unknown}; pick from {', '.join(SYSTEMS)}")
     root = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="cogmem-speed-"))
+    root.mkdir(parents=True, exist_ok=True)
+    global _SNAPSHOT
+    _SNAPSHOT = snapshot(root)
     started = time.perf_counter()
     report: dict[str, Any] = {
         "benchmark": "speed",
@@ -738,6 +782,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             ],
         },
         "machine": _machine(),
+        "cogmem_source": _source_info(),
         "sizes": {},
     }
     try:

