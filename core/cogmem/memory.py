@@ -566,12 +566,12 @@ class CognitiveMemory:
         first = next(chunks, [])
         fetch([i for i, _ in dense] + [i for i, _ in first])
         dense = [(i, c) for i, c in dense if i in records and allowed(records[i][0])]
-        lexical = [(i, s) for i, s in first if allowed(records[i][0])]
+        lexical = [(i, s) for i, s in first if i in records and allowed(records[i][0])]
         for chunk in chunks:  # filters removed some lexical hits: walk on
             if len(lexical) >= cfg.k_sparse:
                 break
             fetch(i for i, _ in chunk)
-            lexical += [(i, s) for i, s in chunk if allowed(records[i][0])]
+            lexical += [(i, s) for i, s in chunk if i in records and allowed(records[i][0])]
         if mode != "lexical" and len(dense) < min(cfg.k_dense, size) and len(records) < size:
             # Filters removed some dense hits: let Chroma run the filtered query.
             extra = [i for i, _ in store.nearest(query_vector, min(size, cfg.k_dense), where)]
