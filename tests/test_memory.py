@@ -323,12 +323,17 @@ def test_filters(mem: CognitiveMemory) -> None:
 
 def test_deep_recall_returns_superseded_with_penalty(mem: CognitiveMemory) -> None:
     mid = mem.add("the API key rotates monthly", memory_type="semantic", now=NOW)
-    store = mem._store("default")
-    assert store is not None
-    store.collection.update(ids=[mid], metadatas=[{"status": "superseded", "superseded_by": "s"}])
-    assert mem.search("API key rotates", now=NOW, reinforce=False) == []
-    deep = mem.search("API key rotates", now=NOW, reinforce=False, deep_recall=True)
-    assert ids(deep) == [mid] and deep[0].explanation.penalties["deep_recall"] == 0.5
+    new = mem.add("keys now rotate every week", memory_type="semantic", now=NOW)
+    old = mem.supersede(mid, new)
+    assert old.status == "superseded" and old.superseded_by == new and mem.get(mid) == old
+    assert mid not in ids(mem.search("API key rotates monthly", now=NOW, reinforce=False))
+    deep = mem.search("API key rotates monthly", now=NOW, reinforce=False, deep_recall=True)
+    hit = next(r for r in deep if r.id == mid)
+    assert hit.explanation.penalties["deep_recall"] == 0.5
+    with pytest.raises(MemoryNotFoundError):
+        mem.supersede(mid, "nope")
+    with pytest.raises(InvalidInputError):
+        mem.supersede(mid, mid)
 
 
 def test_temporal_context_brings_the_answer_turn(embedder: HashingEmbedder) -> None:
@@ -440,3 +445,47 @@ def test_constructor_errors(tmp_path: Path, embedder: HashingEmbedder) -> None:
         CognitiveMemory(path=tmp_path, client=object(), embedder=embedder)
     with pytest.raises(InvalidTypeError, match="config"):
         CognitiveMemory(embedder=embedder, config={"top_k": 3})  # type: ignore[arg-type]
+
+
+def raw_access_count(mem: CognitiveMemory, memory_id: str) -> int:
+    store = mem._store("default")
+    assert store is not None
+    return int(
+        store.collection.get(ids=[memory_id], include=["metadatas"])["metadatas"][0]["access_count"]
+    )
+
+
+def test_reinforcement_is_written_behind_and_kept_on_close(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    cfg = CognitiveMemoryConfig(reinforcement_flush_size=3)
+    with CognitiveMemory(path=tmp_path, embedder=embedder, config=cfg) as mem:
+        a, b, c, d = mem.add_many(
+            ["launch on Friday", "budget is ten", "lunch at noon", "zebra gate"], now=NOW
+        )
+        mem.search("launch Friday", top_k=1, now=NOW)
+        mem.search("launch Friday", top_k=1, now=NOW + timedelta(days=1))
+        assert mem.get(a).access_count == 2  # this process sees every recall at once
+        assert raw_access_count(mem, a) == 0  # Chroma gets them in batches of 3 memories
+        mem.search("budget ten", top_k=1, now=NOW)
+        mem.search("lunch noon", top_k=1, now=NOW)
+        assert [raw_access_count(mem, m) for m in (a, b, c)] == [2, 1, 1]
+        mem.search("zebra gate", top_k=1, now=NOW)
+        assert raw_access_count(mem, d) == 0
+    with CognitiveMemory(path=tmp_path, embedder=embedder, config=cfg) as mem:
+        assert mem.get(d).access_count == 1  # close wrote the rest
+
+
+def test_a_process_that_never_closes_loses_no_memory(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        fill(mem)  # saved on close
+    crashed = CognitiveMemory(path=tmp_path, embedder=embedder)
+    crashed.add("the zebra gate code is XK-42", id="late", now=NOW)
+    crashed.delete("m1")
+    del crashed  # no close: the saved index is now behind Chroma
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        assert ids(mem.search("XK-42", mode="lexical", now=NOW, reinforce=False)) == ["late"]
+        assert "m1" not in ids(mem.search("CockroachDB", mode="lexical", now=NOW, reinforce=False))
+        assert mem.count() == 4

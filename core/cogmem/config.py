@@ -70,6 +70,7 @@ class CognitiveMemoryConfig:
 
     # --- reinforcement and core promotion (§2) ---
     reinforce_on_search: bool = True
+    reinforcement_flush_size: int = 64
     reinforcement_gain: float = 0.1
     association_reinforcement_gain: float = 0.05
     reinforcement_spacing_days: float = 7.0
@@ -221,6 +222,7 @@ class CognitiveMemoryConfig:
         _integer(self, "consolidation_group_size", low=2)
         _integer(self, "graph_expansion_hops", low=0)
         _integer(self, "version_candidates", low=1)
+        _integer(self, "reinforcement_flush_size", low=1)
         _integer(self, "context_span", low=0)
         _integer(self, "context_seeds", low=0)
         if self.token_budget is not None:

@@ -15,7 +15,7 @@ import math
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from .errors import (
     MemoryNotFoundError,
     StoreError,
 )
-from .index import NamespaceIndex, TimelineEntry
+from .index import NamespaceIndex
 from .lexical import BM25Index, Tokenizer
 from .packing import TokenCounter, char_token_count, mmr_order, pack, tiktoken_counter
 from .records import (
@@ -169,7 +169,10 @@ class CognitiveMemory:
         self._tokenizer = Tokenizer(language=self.config.stemmer_language)
         self._stores: dict[str, ChromaStore] = {}
         self._indexes: dict[str, NamespaceIndex] = {}
-        self._dirty: set[str] = set()
+        self._generation: dict[str, int] = {}  # the Chroma generation each index reflects
+        self._saved: set[str] = set()  # namespaces whose saved index is up to date
+        self._bumped: set[str] = set()  # namespaces whose generation this process has bumped
+        self._pending: dict[str, dict[str, MemoryRecord]] = {}  # reinforcements not yet written
         self._lock = threading.RLock()
         self._closed = False
         self._count_tokens: TokenCounter = (
@@ -197,12 +200,20 @@ class CognitiveMemory:
                         log.debug("could not drop %s: %s", store.collection.name, exc)
 
     def flush(self) -> None:
-        """Save the derived indexes of the namespaces written since the last save."""
+        """Write pending reinforcements to Chroma and save the in-memory indexes.
+
+        Reinforcement is written behind (``config.reinforcement_flush_size`` memories at a
+        time): a process that dies loses at most that many recalls, never a memory.
+        """
         with self._lock:
-            if self._index_dir is not None:
-                for namespace in sorted(self._dirty):
-                    self._indexes[namespace].save(self._index_dir, _digest(namespace))
-            self._dirty.clear()
+            for namespace in sorted(self._indexes):
+                self._write_pending(namespace)
+                if self._index_dir is not None and namespace not in self._saved:
+                    self._indexes[namespace].save(
+                        self._index_dir, _digest(namespace), self._generation[namespace]
+                    )
+                    self._saved.add(namespace)
+                    self._bumped.discard(namespace)
 
     def __enter__(self) -> CognitiveMemory:
         return self
@@ -217,8 +228,11 @@ class CognitiveMemory:
         """Memories stored (every status), in one namespace or in all."""
         if namespace is None:
             return len(self)
-        store = self._store(_check_name(namespace, "namespace"))
-        return 0 if store is None else store.count()
+        namespace = _check_name(namespace, "namespace")
+        with self._lock:
+            if self._store(namespace) is None:
+                return 0
+            return len(self._index(namespace))
 
     def namespaces(self) -> list[str]:
         """The namespaces that hold (or held) memories, sorted."""
@@ -332,21 +346,11 @@ class CognitiveMemory:
                     )
             for namespace, rows in by_namespace.items():
                 store = self._writable(namespace)
-                index = self._index(namespace)  # reconcile first, so this write is incremental
+                index = self._index(namespace)  # load first, so this write is incremental
                 part = [records[i] for i in rows]
+                self._will_write(namespace)
                 seqs = store.add(part, vectors[rows])
-                index.add(
-                    [
-                        (
-                            TimelineEntry(
-                                r.created_at.timestamp(), seq, r.id, r.memory_type == "episodic"
-                            ),
-                            r.text,
-                        )
-                        for r, seq in zip(part, seqs)
-                    ]
-                )
-                self._dirty.add(namespace)
+                index.add(part, seqs)
         return [r.id for r in records]
 
     def _record(
@@ -423,9 +427,34 @@ class CognitiveMemory:
         self.get(id, namespace=namespace)
         with self._lock:
             index = self._index(namespace)
+            self._pending.get(namespace, {}).pop(id, None)
+            self._will_write(namespace)
             self._writable(namespace).delete([id])
             index.remove([id])
-            self._dirty.add(namespace)
+
+    def supersede(
+        self, old_id: str, new_id: str, *, namespace: str = DEFAULT_NAMESPACE
+    ) -> MemoryRecord:
+        """Mark ``old_id`` as replaced by ``new_id``; returns the updated old memory.
+
+        Normal search skips superseded memories; ``deep_recall=True`` still finds them, with
+        the deep-recall penalty. Nothing is deleted.
+
+        Raises:
+            MemoryNotFoundError: Either id is not stored in the namespace.
+            InvalidInputError: ``old_id == new_id``.
+        """
+        if old_id == new_id:
+            raise InvalidInputError("a memory cannot supersede itself")
+        old = self.get(old_id, namespace=namespace)
+        self.get(new_id, namespace=namespace)
+        updated = replace(old, status="superseded", superseded_by=new_id)
+        with self._lock:
+            self._will_write(namespace)
+            self._writable(namespace).update([updated])
+            self._index(namespace).update([updated])
+            self._pending.get(namespace, {}).pop(old_id, None)
+        return updated
 
     # ------------------------------------------------------------------ reading
     def get(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> MemoryRecord:
@@ -435,11 +464,16 @@ class CognitiveMemory:
             MemoryNotFoundError: The namespace has no memory with this id.
         """
         _check_name(id, "id")
-        store = self._store(_check_name(namespace, "namespace"))
-        found = [] if store is None else store.get([id], vectors=False)[0]
-        if not found:
+        namespace = _check_name(namespace, "namespace")
+        with self._lock:
+            record = (
+                self._index(namespace).records.get(id)
+                if self._store(namespace) is not None
+                else None
+            )
+        if record is None:
             raise MemoryNotFoundError(f"no memory with id {id!r} in namespace {namespace!r}")
-        return found[0][0]
+        return record
 
     def search(
         self,
@@ -508,10 +542,12 @@ class CognitiveMemory:
                 return []
             index = self._index(namespace)
             found = self._candidates(store, index, text, query_vector, search_mode, where, allowed)
-            found += self._context(store, index, found, search_mode, allowed, query_vector)
+            found += self._context(index, found, search_mode, allowed)
             ranked = score_candidates(found, mode=search_mode, now=moment, config=cfg)
             if diversity:
-                vectors = {c.memory.id: c.vector for c in found}
+                vectors = {c.memory.id: c.vector for c in found if c.vector is not None}
+                vectors.update(store.vectors([r.id for r in ranked if r.id not in vectors]))
+                ranked = [r for r in ranked if r.id in vectors]
                 ranked = mmr_order(ranked, [vectors[r.id] for r in ranked], lambda_=cfg.mmr_lambda)
             results = pack(
                 ranked,
@@ -521,12 +557,14 @@ class CognitiveMemory:
                 count_tokens=self._count_tokens,
             )
             if do_reinforce and results:
-                store.update(
-                    [
-                        reinforce_memory(r.memory, moment, cfg, session_id=session_id)
-                        for r in results
-                    ]
-                )
+                updated = [
+                    reinforce_memory(r.memory, moment, cfg, session_id=session_id) for r in results
+                ]
+                index.update(updated)
+                pending = self._pending.setdefault(namespace, {})
+                pending.update((m.id, m) for m in updated)
+                if len(pending) >= cfg.reinforcement_flush_size:
+                    self._write_pending(namespace)
         return results
 
     # ------------------------------------------------------------------ internals
@@ -542,77 +580,70 @@ class CognitiveMemory:
     ) -> list[Candidate]:
         """The dense and lexical lists under one filter, each up to ``k_dense``/``k_sparse``.
 
-        The dense list is read unfiltered (over-fetched) and filtered here; only when that leaves
-        it short while the collection has more does Chroma run the filtered (slower) query.
+        Chroma is asked for ids and distances only (records come from the in-memory index),
+        unfiltered: a filtered vector query is a scan there. Only when the filter leaves the
+        dense list short while the namespace has more does Chroma run the filtered query.
         """
         cfg = self.config
-        size = len(index)
-        records: dict[str, tuple[MemoryRecord, FloatArray]] = {}
-
-        def fetch(ids: Iterable[str]) -> None:
-            wanted = [i for i in dict.fromkeys(ids) if i not in records]
-            if wanted:
-                records.update({r.id: (r, v) for r, v in store.get(wanted)[0]})
-
+        records = index.records
+        size = len(records)
+        if size == 0:
+            return []
         dense: list[tuple[str, float]] = []
-        if mode in ("dense", "hybrid") and size:
+        if mode in ("dense", "hybrid"):
             dense = store.nearest(query_vector, min(size, cfg.k_dense))
+            dense = [(i, c) for i, c in dense if i in records and allowed(records[i])]
+            if len(dense) < min(size, cfg.k_dense) and any(
+                not allowed(r) for r in records.values()
+            ):
+                dense = [
+                    (i, c)
+                    for i, c in store.nearest(query_vector, min(size, cfg.k_dense), where)
+                    if i in records
+                ]
         tokens = index.tokenizer(query)
-        chunks = (
-            index.bm25.ranked(tokens, chunk_size=cfg.k_sparse)
-            if mode in ("lexical", "hybrid") and size
-            else iter(())
-        )
-        first = next(chunks, [])
-        fetch([i for i, _ in dense] + [i for i, _ in first])
-        dense = [(i, c) for i, c in dense if i in records and allowed(records[i][0])]
-        lexical = [(i, s) for i, s in first if i in records and allowed(records[i][0])]
-        for chunk in chunks:  # filters removed some lexical hits: walk on
-            if len(lexical) >= cfg.k_sparse:
-                break
-            fetch(i for i, _ in chunk)
-            lexical += [(i, s) for i, s in chunk if i in records and allowed(records[i][0])]
-        if mode != "lexical" and len(dense) < min(cfg.k_dense, size) and len(records) < size:
-            # Filters removed some dense hits: let Chroma run the filtered query.
-            extra = [i for i, _ in store.nearest(query_vector, min(size, cfg.k_dense), where)]
-            fetch(extra)
-            dense = [(i, _cosine(query_vector, records[i][1])) for i in extra if i in records]
-        dense = dense[: cfg.k_dense]
-        lexical = lexical[: cfg.k_sparse]
+        lexical: list[tuple[str, float]] = []
+        if mode in ("lexical", "hybrid"):
+            for chunk in index.bm25.ranked(tokens, chunk_size=cfg.k_sparse):
+                lexical += [(i, s) for i, s in chunk if i in records and allowed(records[i])]
+                if len(lexical) >= cfg.k_sparse:
+                    break
+            lexical = lexical[: cfg.k_sparse]
+        cosine = dict(dense)
+        keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
+        vectors = store.vectors(keep)
         dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
         lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
         bm25 = dict(lexical)
-        keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
         if mode != "dense":
             missing = [i for i in keep if i not in bm25]
             if missing:
                 bm25.update(index.bm25.score(tokens, missing))
         return [
             Candidate(
-                memory=records[i][0],
-                vector=records[i][1],
-                cosine=_cosine(query_vector, records[i][1]),
+                memory=records[i],
+                vector=vectors[i],
+                cosine=cosine[i] if i in cosine else _cosine(query_vector, vectors[i]),
                 dense_rank=dense_rank.get(i),
                 bm25=bm25.get(i) if mode != "dense" else None,
                 lexical_rank=lexical_rank.get(i),
             )
             for i in keep
+            if i in vectors
         ]
 
     def _context(
         self,
-        store: ChromaStore,
         index: NamespaceIndex,
         found: list[Candidate],
         mode: str,
         allowed: Callable[[MemoryRecord], bool],
-        query_vector: FloatArray,
     ) -> list[Candidate]:
         """Episodes formed right before or after the best-matching episodes (temporal context).
 
         A neighbour within ``context_span`` places of a seed on the namespace's timeline and
         ``context_window_seconds`` of it in time inherits ``context_spread`` × the seed's fused
-        relevance.
+        relevance. Its cosine is not computed (it was not found by meaning).
         """
         cfg = self.config
         if cfg.context_spread <= 0 or cfg.context_span <= 0 or cfg.context_seeds <= 0:
@@ -622,35 +653,24 @@ class CognitiveMemory:
             (c for c in found if c.memory.memory_type == "episodic"),
             key=lambda c: -fused.get(c.memory.id, 0.0),
         )[: cfg.context_seeds]
-        links = {
-            s.memory.id: index.neighbours(s.memory.id, cfg.context_span, cfg.context_window_seconds)
-            for s in seeds
-        }
-        have = {c.memory.id: c for c in found}
-        wanted = sorted({n for ns in links.values() for n in ns if n not in have})
-        fetched = {r.id: (r, v) for r, v in store.get(wanted)[0]} if wanted else {}
         out: list[Candidate] = []
         for seed in seeds:
             inherited = cfg.context_spread * fused.get(seed.memory.id, 0.0)
-            for neighbour in links[seed.memory.id]:
-                if neighbour in have:
-                    record, vector = have[neighbour].memory, have[neighbour].vector
-                elif neighbour in fetched:
-                    record, vector = fetched[neighbour]
-                else:
-                    continue
-                if not allowed(record):
-                    continue
-                out.append(
-                    Candidate(
-                        memory=record,
-                        vector=vector,
-                        cosine=_cosine(query_vector, vector),
-                        via="context",
-                        inherited=inherited,
-                        source_id=seed.memory.id,
+            for neighbour in index.neighbours(
+                seed.memory.id, cfg.context_span, cfg.context_window_seconds
+            ):
+                record = index.records[neighbour]
+                if allowed(record):
+                    out.append(
+                        Candidate(
+                            memory=record,
+                            vector=None,
+                            cosine=None,
+                            via="context",
+                            inherited=inherited,
+                            source_id=seed.memory.id,
+                        )
                     )
-                )
         return out
 
     def _writable(self, namespace: str) -> ChromaStore:
@@ -677,51 +697,56 @@ class CognitiveMemory:
         return store
 
     def _index(self, namespace: str) -> NamespaceIndex:
-        """The namespace's derived index, loaded and reconciled with Chroma on first use."""
+        """The namespace's in-memory index: loaded from its saved copy when that is current,
+        else read from Chroma (records) and reconciled (BM25, by id)."""
         index = self._indexes.get(namespace)
         if index is not None:
             return index
         cfg = self.config
         store = self._writable(namespace)
-        index = None
+        generation = store.generation()
+        index, saved = None, None
         if self._index_dir is not None:
             try:
-                index = NamespaceIndex.load(self._index_dir, _digest(namespace), self._tokenizer)
+                index, saved = NamespaceIndex.load(
+                    self._index_dir, _digest(namespace), self._tokenizer
+                )
                 bm25 = index.bm25
                 if (bm25.k1, bm25.b, bm25.epsilon) != (cfg.bm25_k1, cfg.bm25_b, cfg.bm25_epsilon):
-                    index = None
+                    index, saved = None, None
             except StoreError as exc:
                 if (self._index_dir / f"{_digest(namespace)}.bm25.npz").exists():
                     log.warning("rebuilding the index of namespace %r: %s", namespace, exc)
-                index = None
+                index, saved = None, None
         if index is None:
             index = NamespaceIndex(
                 BM25Index(k1=cfg.bm25_k1, b=cfg.bm25_b, epsilon=cfg.bm25_epsilon), self._tokenizer
             )
-        stored = store.ids()
-        if not index.fingerprint_matches(stored):
-            present = index.ids()
-            index.remove(present - set(stored))
-            missing = [i for i in stored if i not in present]
-            if missing:
-                records, seqs = store.get(missing, vectors=False)
-                index.add(
-                    [
-                        (
-                            TimelineEntry(
-                                r.created_at.timestamp(),
-                                seqs[r.id],
-                                r.id,
-                                r.memory_type == "episodic",
-                            ),
-                            r.text,
-                        )
-                        for r, _ in records
-                    ]
-                )
-            self._dirty.add(namespace)
+        if saved is None or saved != generation:
+            index.replace_records(store.all_records())
+        else:
+            self._saved.add(namespace)
         self._indexes[namespace] = index
+        self._generation[namespace] = generation
         return index
+
+    def _will_write(self, namespace: str) -> None:
+        """Before the first write since this index was loaded or saved: bump the generation in
+        Chroma, so that every saved copy (this process's or another's) is known to be stale
+        until it is saved again."""
+        if namespace in self._bumped:
+            return
+        generation = max(self._generation[namespace], self._writable(namespace).generation()) + 1
+        self._writable(namespace).set_generation(generation)
+        self._generation[namespace] = generation
+        self._bumped.add(namespace)
+        self._saved.discard(namespace)
+
+    def _write_pending(self, namespace: str) -> None:
+        pending = self._pending.pop(namespace, None)
+        if pending:
+            self._will_write(namespace)
+            self._writable(namespace).update(list(pending.values()))
 
 
 def _digest(namespace: str) -> str:

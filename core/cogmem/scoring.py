@@ -65,8 +65,9 @@ class Candidate:
 
     Attributes:
         memory: The memory as stored.
-        vector: Its embedding (used for similarity between candidates).
-        cosine: Cosine similarity to the query embedding.
+        vector: Its embedding (used for similarity between candidates); ``None`` for context
+            neighbours, which were not found by meaning.
+        cosine: Cosine similarity to the query embedding (``None`` when ``vector`` is).
         dense_rank: 1-based rank in the dense list, ``None`` if not in it.
         bm25: Its BM25 score for the query (``None`` in dense mode).
         lexical_rank: 1-based rank in the lexical list, ``None`` if not in it.
@@ -77,8 +78,8 @@ class Candidate:
     """
 
     memory: MemoryRecord
-    vector: npt.NDArray[np.float32]
-    cosine: float
+    vector: npt.NDArray[np.float32] | None
+    cosine: float | None
     dense_rank: int | None = None
     bm25: float | None = None
     lexical_rank: int | None = None
@@ -114,12 +115,12 @@ def fuse(
     """
     found = [c for c in candidates if c.via == "search"]
     if mode == "dense":
-        return {c.memory.id: max(0.0, c.cosine) for c in found}
+        return {c.memory.id: max(0.0, c.cosine or 0.0) for c in found}
     bm25 = {c.memory.id: c.bm25 or 0.0 for c in found}
     if mode == "lexical":
         return normalize_bm25(bm25)
     if config.fusion == "weighted":
-        cosines = {c.memory.id: c.cosine for c in found}
+        cosines = {c.memory.id: c.cosine or 0.0 for c in found}
         return weighted_score_fusion(
             cosines, bm25, dense_weight=config.weighted_fusion_dense_weight
         )
@@ -167,12 +168,14 @@ def newer_version_penalties(
     if config.version_exponent <= 0 or not candidates:
         return {}
     ranked = sorted(candidates, key=lambda c: -relevance.get(c.memory.id, 0.0))
-    leaders = ranked[: config.version_candidates]
-    leader_vectors = np.stack([c.vector for c in leaders])
+    leaders = [c for c in ranked[: config.version_candidates] if c.vector is not None]
+    if not leaders:
+        return {}
+    leader_vectors = np.stack([c.vector for c in leaders if c.vector is not None])
     out: dict[str, tuple[float, str]] = {}
     for c in candidates:
         m = c.memory
-        if m.memory_type not in ("semantic", "core") or m.pinned:
+        if m.memory_type not in ("semantic", "core") or m.pinned or c.vector is None:
             continue
         sims = leader_vectors @ c.vector
         r_m = retentions[m.id]

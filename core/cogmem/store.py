@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 USER_PREFIX = "m."
+GENERATION_KEY = "cogmem_generation"
 TAG_PREFIX = "tag:"
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"})
 _GET_BATCH = 5000  # Chroma caps how many ids one get may name; stay well below.
@@ -313,10 +314,13 @@ class ChromaStore:
 
     Args:
         collection: A Chroma collection created with no embedding function and cosine space.
+        client: Its client, to read the collection's metadata fresh (another process may have
+            written it); without one the collection's cached metadata is used.
     """
 
-    def __init__(self, collection: Any) -> None:
+    def __init__(self, collection: Any, client: Any = None) -> None:
         self._collection = collection
+        self._client = client
         self._seq_lock = threading.Lock()
         self._last_seq = 0
 
@@ -335,6 +339,50 @@ class ChromaStore:
     def count(self) -> int:
         """Number of records in the collection."""
         return int(self._collection.count())
+
+    def _fresh_metadata(self) -> dict[str, Any]:
+        try:
+            if self._client is not None:
+                return dict(self._client.get_collection(self._collection.name).metadata or {})
+            return dict(self._collection.metadata or {})
+        except Exception as exc:
+            raise StoreError(f"Chroma get_collection failed: {exc}") from exc
+
+    def generation(self) -> int:
+        """The write generation recorded in the collection's metadata (0 if never written)."""
+        return int(self._fresh_metadata().get(GENERATION_KEY, 0))
+
+    def set_generation(self, generation: int) -> None:
+        """Record a new write generation (keeps the collection's other metadata)."""
+        meta = self._fresh_metadata()
+        meta[GENERATION_KEY] = int(generation)
+        try:
+            self._collection.modify(metadata=meta)
+        except Exception as exc:
+            raise StoreError(f"Chroma modify failed: {exc}") from exc
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
+        """The stored embeddings of ``ids`` (missing ids are absent from the result)."""
+        out: dict[str, FloatArray] = {}
+        for start in range(0, len(ids), _GET_BATCH):
+            got = self._call(
+                "get", ids=list(ids[start : start + _GET_BATCH]), include=["embeddings"]
+            )
+            matrix = np.asarray(got["embeddings"], dtype=np.float32)
+            out.update(zip(got["ids"], matrix))
+        return out
+
+    def all_records(self, page: int = _GET_BATCH) -> dict[str, tuple[MemoryRecord, int]]:
+        """Every record with its seq (paged; slow on large collections)."""
+        out: dict[str, tuple[MemoryRecord, int]] = {}
+        offset = 0
+        while True:
+            got = self._call("get", include=["documents", "metadatas"], limit=page, offset=offset)
+            for memory_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
+                out[memory_id] = (from_chroma(memory_id, doc, meta), int(meta.get("seq", 0)))
+            if len(got["ids"]) < page:
+                return out
+            offset += page
 
     def existing(self, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are stored."""
