@@ -611,7 +611,10 @@ class CognitiveMemory:
             lexical = lexical[: cfg.k_sparse]
         cosine = dict(dense)
         keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
-        vectors = store.vectors(keep)
+        # Vectors are read only where they are used: the cosine of a lexical-only hit, and the
+        # similarity between versions when facts are among the candidates.
+        facts = any(records[i].memory_type in ("semantic", "core") for i in keep)
+        vectors = store.vectors(keep if facts else [i for i in keep if i not in cosine])
         dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
         lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
         bm25 = dict(lexical)
@@ -622,14 +625,14 @@ class CognitiveMemory:
         return [
             Candidate(
                 memory=records[i],
-                vector=vectors[i],
+                vector=vectors.get(i),
                 cosine=cosine[i] if i in cosine else _cosine(query_vector, vectors[i]),
                 dense_rank=dense_rank.get(i),
                 bm25=bm25.get(i) if mode != "dense" else None,
                 lexical_rank=lexical_rank.get(i),
             )
             for i in keep
-            if i in vectors
+            if i in cosine or i in vectors
         ]
 
     def _context(
