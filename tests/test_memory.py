@@ -489,3 +489,22 @@ def test_a_process_that_never_closes_loses_no_memory(
         assert ids(mem.search("XK-42", mode="lexical", now=NOW, reinforce=False)) == ["late"]
         assert "m1" not in ids(mem.search("CockroachDB", mode="lexical", now=NOW, reinforce=False))
         assert mem.count() == 4
+
+
+def test_list_reinforce_and_clear(mem: CognitiveMemory) -> None:
+    a = mem.add("first", tags=["x"], created_at=NOW - timedelta(days=2), now=NOW)
+    b = mem.add("second", created_at=NOW - timedelta(days=1), now=NOW)
+    mem.add("elsewhere", namespace="other", now=NOW)
+    assert [m.id for m in mem.memories()] == [b, a]
+    assert [m.id for m in mem.memories(filters={"tags": ["x"]})] == [a]
+    assert mem.memories(namespace="nobody") == []
+    before = snapshot(mem)
+    (ra,) = mem.reinforce([a], now=NOW, session_id="s1")
+    assert ra.access_count == 1 and mem.get(a) == ra and ra.session_ids == ("s1",)
+    with pytest.raises(MemoryNotFoundError):
+        mem.reinforce([a, "missing"], now=NOW)
+    assert mem.get(a).access_count == 1
+    assert snapshot(mem) == before  # written behind: Chroma catches up on flush
+    mem.flush()
+    assert snapshot(mem) != before
+    assert mem.clear() == 2 and mem.memories() == [] and mem.count("other") == 1

@@ -132,3 +132,23 @@ def test_hybrid_rrf_option_uses_ranks() -> None:
     b = replace(cand("b", 1, 0.5), dense_rank=2, bm25=5.0, lexical_rank=1)
     results = score_candidates([a, b], mode="hybrid", now=NOW, config=cfg)
     assert results[0].explanation.fused == pytest.approx(results[1].explanation.fused)
+
+
+def test_version_penalty_ramps_with_similarity() -> None:
+    """Two facts that only share a subject are penalised far less than two versions of one."""
+
+    def pair(similarity: float) -> float:
+        old_v = vec(1, 0, 0)
+        new_v = np.array([similarity, np.sqrt(1 - similarity**2), 0], dtype=np.float32)
+        old = cand("old", 120, 0.8, v=old_v)
+        new = cand("new", 5, 0.6, v=new_v)
+        results = {r.id: r for r in score_candidates([old, new], mode="dense", now=NOW, config=CFG)}
+        e = results["old"].explanation
+        return e.penalties.get("newer_version", 1.0)
+
+    r_old = np.exp(-120 / (0.25 * 2 * 240))
+    r_new = np.exp(-5 / (0.25 * 2 * 240))
+    assert pair(0.35) == 1.0  # below version_similarity: not a version
+    assert pair(0.50) == pytest.approx((r_old / r_new) ** (2.0 * (0.50 - 0.40) / 0.30))
+    assert pair(0.90) == pytest.approx((r_old / r_new) ** 2.0)  # a near-paraphrase: full strength
+    assert pair(0.90) < pair(0.50) < 1.0

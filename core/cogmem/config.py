@@ -82,8 +82,9 @@ class CognitiveMemoryConfig:
     # --- scoring (§3) ---
     retrieval_score_exponent: float = 0.3
     type_exponent_scale: Mapping[str, float] = field(default_factory=lambda: _DEFAULT_SCALE)
-    version_exponent: float = 1.0
-    version_similarity: float = 0.45
+    version_exponent: float = 2.0
+    version_similarity: float = 0.40
+    version_similarity_full: float = 0.70
     version_candidates: int = 10
     context_spread: float = 0.8
     context_span: int = 2
@@ -206,6 +207,7 @@ class CognitiveMemoryConfig:
             "link_threshold",
             "hop_decay",
             "version_similarity",
+            "version_similarity_full",
             "context_spread",
         ):
             _number(self, name, low=0.0, high=1.0)

@@ -73,7 +73,7 @@ def _print_results(out: Callable[[str], None], query: str, results: Sequence[Sea
 
 
 def run_demo(
-    out: Callable[[str], None] = print, *, embedder: Embedder | None = None, top_k: int = 3
+    out: Callable[[str], None] = print, *, embedder: Embedder | None = None, top_k: int = 4
 ) -> None:
     """Run the demo, writing lines through ``out``."""
     started = time.perf_counter()

@@ -456,6 +456,44 @@ class CognitiveMemory:
             self._pending.get(namespace, {}).pop(old_id, None)
         return updated
 
+    def reinforce(
+        self,
+        ids: Sequence[str],
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        now: datetime | None = None,
+        session_id: str | None = None,
+    ) -> list[MemoryRecord]:
+        """Reinforce memories as if a search had returned them (for callers that pick results
+        themselves, e.g. after their own filtering or paging).
+
+        Raises:
+            MemoryNotFoundError: An id is not stored in the namespace (nothing is changed).
+        """
+        moment = _resolve_now(now)
+        if session_id is not None:
+            _check_name(session_id, "session_id")
+        records = [self.get(i, namespace=namespace) for i in ids]
+        updated = [reinforce_memory(m, moment, self.config, session_id=session_id) for m in records]
+        with self._lock:
+            self._remember(namespace, updated)
+        return updated
+
+    def clear(self, namespace: str = DEFAULT_NAMESPACE) -> int:
+        """Forget every memory of a namespace; returns how many were deleted."""
+        namespace = _check_name(namespace, "namespace")
+        with self._lock:
+            if self._store(namespace) is None:
+                return 0
+            index = self._index(namespace)
+            ids = list(index.records)
+            if ids:
+                self._pending.pop(namespace, None)
+                self._will_write(namespace)
+                self._writable(namespace).delete(ids)
+                index.remove(ids)
+        return len(ids)
+
     # ------------------------------------------------------------------ reading
     def get(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> MemoryRecord:
         """The stored memory with this id.
@@ -474,6 +512,25 @@ class CognitiveMemory:
         if record is None:
             raise MemoryNotFoundError(f"no memory with id {id!r} in namespace {namespace!r}")
         return record
+
+    def memories(
+        self,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        filters: Mapping[str, Any] | None = None,
+        deep_recall: bool = False,
+    ) -> list[MemoryRecord]:
+        """Every memory of a namespace that passes ``filters``, newest first.
+
+        ``deep_recall=True`` includes superseded memories. Nothing is reinforced.
+        """
+        namespace = _check_name(namespace, "namespace")
+        allowed = compile_filters(filters, include_superseded=deep_recall)
+        with self._lock:
+            if self._store(namespace) is None:
+                return []
+            records = [r for r in self._index(namespace).records.values() if allowed(r)]
+        return sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)
 
     def search(
         self,
@@ -560,11 +617,7 @@ class CognitiveMemory:
                 updated = [
                     reinforce_memory(r.memory, moment, cfg, session_id=session_id) for r in results
                 ]
-                index.update(updated)
-                pending = self._pending.setdefault(namespace, {})
-                pending.update((m.id, m) for m in updated)
-                if len(pending) >= cfg.reinforcement_flush_size:
-                    self._write_pending(namespace)
+                self._remember(namespace, updated)
         return results
 
     # ------------------------------------------------------------------ internals
@@ -744,6 +797,14 @@ class CognitiveMemory:
         self._generation[namespace] = generation
         self._bumped.add(namespace)
         self._saved.discard(namespace)
+
+    def _remember(self, namespace: str, updated: Sequence[MemoryRecord]) -> None:
+        """Apply reinforced records now in memory, and to Chroma in batches (write-behind)."""
+        self._index(namespace).update(updated)
+        pending = self._pending.setdefault(namespace, {})
+        pending.update((m.id, m) for m in updated)
+        if len(pending) >= self.config.reinforcement_flush_size:
+            self._write_pending(namespace)
 
     def _write_pending(self, namespace: str) -> None:
         pending = self._pending.pop(namespace, None)

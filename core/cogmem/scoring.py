@@ -8,8 +8,8 @@ For a query ``q`` and a candidate memory ``m``::
     s_type     how much a memory's age says about whether it still holds
                (type_exponent_scale: episodic 0.1, every other type 1)
     penalties  deep_recall      0.5        superseded memory reached by deep recall
-               newer_version    (R_m / R_n)^α_u   a newer, similar memory n among the query's
-                                                  best candidates (semantic and core memories)
+               newer_version    (R_m / R_n)^(α_u · strength)   a newer, similar memory n among the
+                               query's best candidates (semantic and core memories)
 
 Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/decay.md``):
 
@@ -155,12 +155,15 @@ def newer_version_penalties(
     """Which candidates look outdated by a newer version, and by how much.
 
     A semantic or core memory ``m`` is penalised when one of the query's ``version_candidates``
-    most relevant candidates, ``n``, was created after it, is similar to it
-    (``cos(m, n) ≥ version_similarity``) and is better retained (``R_n > R_m``)::
+    most relevant candidates, ``n``, was created after it, is better retained (``R_n > R_m``)
+    and is similar to it::
 
-        penalty(m) = min_n (R_m / R_n) ^ version_exponent
+        strength(m, n) = clamp((cos(m, n) − lo) / (hi − lo), 0, 1)
+        penalty(m)     = min_n (R_m / R_n) ^ (version_exponent · strength(m, n))
 
-    i.e. among versions of one fact, decay applies at full strength relative to the newest.
+    with ``lo = version_similarity`` (0.40) and ``hi = version_similarity_full`` (0.70): among
+    versions of one fact, decay applies relative to the newest, fully for near-paraphrases and
+    progressively less for memories that only share a subject (two facts about one person).
 
     Returns:
         id -> (penalty factor in (0, 1), id of the newer memory) for the penalised candidates.
@@ -180,14 +183,16 @@ def newer_version_penalties(
         sims = leader_vectors @ c.vector
         r_m = retentions[m.id]
         best: tuple[float, str] | None = None
+        low, high = config.version_similarity, config.version_similarity_full
         for leader, sim in zip(leaders, sims):
             n = leader.memory
-            if n.id == m.id or n.created_at <= m.created_at or sim < config.version_similarity:
+            if n.id == m.id or n.created_at <= m.created_at or sim <= low:
                 continue
             r_n = retentions[n.id]
             if r_n <= r_m:
                 continue
-            factor = (r_m / r_n) ** config.version_exponent
+            strength = min(1.0, (float(sim) - low) / (high - low)) if high > low else 1.0
+            factor = (r_m / r_n) ** (config.version_exponent * strength)
             if best is None or factor < best[0]:
                 best = (factor, n.id)
         if best is not None:
