@@ -1,0 +1,86 @@
+"""LangChain adapters for cogmem: the three places LangChain 1.x keeps memory.
+
+* :class:`CognitiveMemoryRetriever` — a ``langchain_core`` ``BaseRetriever`` (chains, LCEL,
+  RAG): ``Document``s with the memory id, the score and the explanation in their metadata.
+* :class:`CognitiveConversationMemory` — a classic ``BaseMemory`` (``langchain-classic``) for
+  ``ConversationChain``/``LLMChain(memory=...)``: recalls the relevant past turns, not the last.
+* :class:`CognitiveMemoryStore` — a LangGraph ``BaseStore`` for
+  ``langchain.agents.create_agent(..., store=...)``: items are memories, search is cognitive.
+* :func:`summarizer_from` — any chat model or Runnable as cogmem's consolidation summarizer.
+
+Any LangChain ``Embeddings`` can be cogmem's embedder as it is:
+``CognitiveMemory(embedder=OpenAIEmbeddings())``.
+
+The adapters only convert types and call the public ``cogmem`` API; no scoring happens here.
+Install with ``pip install 'cogmem[langchain]'``. Each class is imported on first use, so
+``from langchain_cogmem import CognitiveMemoryRetriever`` needs only ``langchain-core``; the
+conversation memory also needs ``langchain-classic`` and the store ``langgraph``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .errors import SummarizerError
+
+if TYPE_CHECKING:
+    from .memory import CognitiveConversationMemory
+    from .retriever import CognitiveMemoryRetriever, result_to_document
+    from .store import (
+        CognitiveMemoryStore,
+        CognitiveSearchItem,
+        decode_namespace,
+        encode_namespace,
+        matches_filter,
+    )
+    from .summarizer import DEFAULT_SUMMARY_PROMPT, summarizer_from
+
+__all__ = [
+    "DEFAULT_SUMMARY_PROMPT",
+    "CognitiveConversationMemory",
+    "CognitiveMemoryRetriever",
+    "CognitiveMemoryStore",
+    "CognitiveSearchItem",
+    "SummarizerError",
+    "decode_namespace",
+    "encode_namespace",
+    "matches_filter",
+    "result_to_document",
+    "summarizer_from",
+]
+
+# name -> (module, the distribution that provides what the module imports)
+_LAZY: dict[str, tuple[str, str]] = {
+    "CognitiveMemoryRetriever": ("retriever", "langchain-core"),
+    "result_to_document": ("retriever", "langchain-core"),
+    "CognitiveConversationMemory": ("memory", "langchain-classic"),
+    "CognitiveMemoryStore": ("store", "langgraph"),
+    "CognitiveSearchItem": ("store", "langgraph"),
+    "decode_namespace": ("store", "langgraph"),
+    "encode_namespace": ("store", "langgraph"),
+    "matches_filter": ("store", "langgraph"),
+    "DEFAULT_SUMMARY_PROMPT": ("summarizer", "langchain-core"),
+    "summarizer_from": ("summarizer", "langchain-core"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the adapter ``name`` on first use (PEP 562), naming the package it needs."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'langchain_cogmem' has no attribute {name!r}")
+    module_name, package = _LAZY[name]
+    try:
+        module = importlib.import_module(f".{module_name}", __name__)
+    except ImportError as exc:
+        raise ImportError(
+            f"langchain_cogmem.{name} needs {package} ({exc}); "
+            "install the adapters with: pip install 'cogmem[langchain]'"
+        ) from exc
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

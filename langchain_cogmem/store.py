@@ -1,0 +1,767 @@
+"""``CognitiveMemoryStore``: a LangGraph ``BaseStore`` whose items are cogmem memories.
+
+LangGraph agents (``langchain.agents.create_agent(..., store=store)``) keep long-term memory in
+a store of JSON documents addressed by a namespace (a tuple of str) and a key. Here each
+LangGraph namespace is one cogmem namespace and each item one memory whose id is the key, so
+``search`` with a query is a cognitive search: hybrid BM25 + dense relevance times retention,
+with spaced reinforcement of what the agent recalls.
+
+How an item is kept (all of it in the memory's free metadata, so ``get`` returns the value
+exactly and nothing lives outside Chroma):
+
+* the memory's text is what the item's index paths select (``fields``, default ``["$"]``:
+  the whole value as JSON, as LangGraph does); ``put(..., index=[...])`` overrides the paths
+  for one item and ``index=False`` stores it unindexed (found by ``get`` and filter-only
+  ``search``, never by a query);
+* ``lg.value`` holds the value as JSON, ``lg.key`` the key, ``lg.created_at`` when the key
+  was first written (the memory's own ``created_at`` is when this version was written: the
+  item's ``updated_at``); top-level scalar fields are copied to ``v.<field>`` so that filters
+  on them run inside the core's search rather than after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, cast
+from urllib.parse import quote, unquote
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    get_text_at_path,
+    tokenize_path,
+)
+
+from cogmem import (
+    CogmemError,
+    CognitiveMemory,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryInput,
+    MemoryNotFoundError,
+    MemoryRecord,
+    SearchResult,
+)
+
+from ._convert import current_time, list_memories
+
+__all__ = [
+    "CognitiveMemoryStore",
+    "CognitiveSearchItem",
+    "decode_namespace",
+    "encode_namespace",
+]
+
+KEY = "lg.key"
+VALUE = "lg.value"
+CREATED = "lg.created_at"
+UNINDEXED = "lg.unindexed"
+FIELD_PREFIX = "v."
+
+_MEMORY_TYPES = ("episodic", "semantic", "procedural", "core")
+_RANGE_OPS = frozenset({"$gt", "$gte", "$lt", "$lte"})
+_OPERATORS = _RANGE_OPS | {"$eq", "$ne"}
+_SCALARS = (str, int, float, bool)
+
+
+# ---------------------------------------------------------------------- namespaces
+def encode_namespace(namespace: Sequence[str], prefix: str = "lg") -> str:
+    """The cogmem namespace of a LangGraph namespace: ``prefix:label/label/...``.
+
+    Each label is percent-encoded (``urllib.parse.quote`` with no safe characters), so any
+    label, including one with ``/``, ``:`` or ``%``, maps to a distinct name and
+    :func:`decode_namespace` gives the tuple back.
+
+    Args:
+        namespace: The LangGraph namespace (a tuple of non-empty str).
+        prefix: Separates the store's namespaces from other cogmem namespaces.
+
+    Returns:
+        The cogmem namespace name.
+
+    Raises:
+        InvalidNamespaceError: A label is not a non-empty str.
+    """
+    _check_labels(tuple(namespace))
+    return f"{prefix}:" + "/".join(quote(label, safe="") for label in namespace)
+
+
+def decode_namespace(name: str, prefix: str = "lg") -> tuple[str, ...] | None:
+    """The LangGraph namespace encoded in a cogmem namespace name, or ``None`` if not one.
+
+    Args:
+        name: A cogmem namespace name.
+        prefix: The prefix given to :func:`encode_namespace`.
+
+    Returns:
+        The tuple of labels, or ``None`` when ``name`` was not made by
+        :func:`encode_namespace` with this prefix.
+    """
+    head = f"{prefix}:"
+    if not name.startswith(head) or len(name) == len(head):
+        return None
+    labels = tuple(unquote(part) for part in name[len(head) :].split("/"))
+    if any(not label for label in labels) or encode_namespace(labels, prefix) != name:
+        return None
+    return labels
+
+
+def _check_labels(namespace: tuple[Any, ...]) -> None:
+    """LangGraph's label rules: non-empty str without ``.`` or NUL."""
+    for label in namespace:
+        if not isinstance(label, str):
+            raise InvalidNamespaceError(
+                f"namespace labels must be str, got {type(label).__name__} in {namespace}"
+            )
+        if not label:
+            raise InvalidNamespaceError(f"namespace labels must not be empty: {namespace}")
+        if "." in label or "\x00" in label:
+            raise InvalidNamespaceError(
+                f"namespace label {label!r} in {namespace} contains '.' or NUL"
+            )
+
+
+def _condition_path(condition: MatchCondition) -> tuple[str, ...]:
+    """A condition's path as a tuple (a bare str is one label, as LangGraph's stores allow)."""
+    path = condition.path
+    return (path,) if isinstance(path, str) else tuple(path)
+
+
+def _matches_condition(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = _condition_path(condition)
+    if len(namespace) < len(path):
+        return False
+    if condition.match_type == "prefix":
+        pairs = zip(namespace, path)
+    elif condition.match_type == "suffix":
+        pairs = zip(reversed(namespace), reversed(path))
+    else:
+        raise InvalidInputError(
+            f"match_type must be 'prefix' or 'suffix', got {condition.match_type!r}"
+        )
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+# ---------------------------------------------------------------------- filters
+def _lookup(value: Mapping[str, Any], key: str) -> Any:
+    """``value[key]``, or the dotted path ``a.b.c`` through nested dicts; ``None`` if absent."""
+    if key in value:
+        return value[key]
+    current: Any = value
+    for part in key.split("."):
+        if not isinstance(current, Mapping) or part not in current:
+            return None
+        current = current[part]
+    return current
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value, bools only equal bools, containers element-wise."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(b, Mapping):
+        return isinstance(a, Mapping) and set(a) == set(b) and all(_same(a[k], b[k]) for k in b)
+    if isinstance(b, (list, tuple)):
+        return (
+            isinstance(a, (list, tuple))
+            and len(a) == len(b)
+            and all(_same(x, y) for x, y in zip(a, b))
+        )
+    return type(a) is type(b) and a == b
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _apply(actual: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return _condition(actual, operand)
+    if op == "$ne":
+        return not _condition(actual, operand)
+    if _is_number(actual) and _is_number(operand):
+        a, b = float(actual), float(operand)
+    elif isinstance(actual, str) and isinstance(operand, str):
+        a, b = actual, operand  # type: ignore[assignment]
+    else:
+        return False
+    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+
+
+def _condition(actual: Any, condition: Any) -> bool:
+    if isinstance(condition, Mapping):
+        if any(str(k).startswith("$") for k in condition):
+            return all(_apply(actual, op, operand) for op, operand in condition.items())
+        if not isinstance(actual, Mapping):
+            return False
+        return all(_condition(actual.get(k), v) for k, v in condition.items())
+    return _same(actual, condition)
+
+
+def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
+    """Whether an item's value passes a LangGraph search filter.
+
+    Each ``key: condition`` must hold: ``condition`` is a value (JSON equality: numbers by
+    value, a bool only equals a bool; a nested dict matches the nested fields it names) or a
+    dict of operators ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte`` (numbers compare
+    numerically, strings lexicographically, anything else does not match). Keys may be dotted
+    paths (``"a.b"``); a missing field is ``None``.
+
+    Args:
+        value: The item's value.
+        filter: The filter (``None`` or empty: everything passes).
+
+    Returns:
+        ``True`` if every condition holds.
+    """
+    return all(_condition(_lookup(value, k), c) for k, c in (filter or {}).items())
+
+
+def _check_filter(filter: object) -> dict[str, Any] | None:
+    if filter is None:
+        return None
+    if not isinstance(filter, Mapping):
+        raise InvalidTypeError(f"filter must be a dict, got {type(filter).__name__}")
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, Mapping):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    raise InvalidTypeError(f"filter keys must be str, got {k!r} in {where}")
+                if k.startswith("$") and k not in _OPERATORS:
+                    raise InvalidInputError(
+                        f"unknown filter operator {k!r} in {where}; use one of {sorted(_OPERATORS)}"
+                    )
+                walk(v, f"{where}[{k!r}]")
+        elif isinstance(node, (list, tuple)):
+            for i, v in enumerate(node):
+                walk(v, f"{where}[{i}]")
+
+    walk(filter, "filter")
+    return dict(filter)
+
+
+def _pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
+    """The part of a filter the core can apply itself, and whether that is all of it.
+
+    Only conditions on top-level scalar fields (copied to ``v.<field>`` metadata) go down:
+    equality and ``$ne`` with a scalar, ranges with a number. The core compares exactly as
+    :func:`matches_filter` does on those, so pushing them down never changes the answer;
+    everything is still checked on the decoded values afterwards.
+    """
+    pushed: dict[str, Any] = {}
+    exact = True
+    for key, condition in (filter or {}).items():
+        if "." in key or not key:
+            exact = False
+            continue
+        field = FIELD_PREFIX + key
+        if isinstance(condition, _SCALARS):
+            pushed[field] = condition
+        elif (
+            isinstance(condition, Mapping)
+            and condition
+            and all(str(op).startswith("$") for op in condition)
+        ):
+            ops = {
+                op: operand
+                for op, operand in condition.items()
+                if (op in ("$eq", "$ne") and isinstance(operand, _SCALARS))
+                or (op in _RANGE_OPS and _is_number(operand))
+            }
+            if len(ops) != len(condition):
+                exact = False
+            if ops:
+                pushed[field] = ops
+        else:
+            exact = False
+    return pushed, exact
+
+
+# ---------------------------------------------------------------------- items
+class CognitiveSearchItem(SearchItem):
+    """A LangGraph ``SearchItem`` that also says why it scored what it scored.
+
+    Attributes:
+        explanation: The cogmem explanation as a dict (ranks, cosine, BM25, relevance,
+            retention, α, penalties, score), or ``None`` for a search without a query.
+    """
+
+    __slots__ = ("explanation",)
+
+    def __init__(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any],
+        created_at: datetime,
+        updated_at: datetime,
+        score: float | None = None,
+        explanation: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(namespace, key, value, created_at, updated_at, score)
+        self.explanation = explanation
+
+    def dict(self) -> dict[str, Any]:
+        """The item as plain data (``SearchItem.dict()`` plus ``explanation``)."""
+        result = super().dict()
+        result["explanation"] = self.explanation
+        return result
+
+
+def _epoch(moment: datetime) -> float:
+    return moment.timestamp()
+
+
+def _from_epoch(seconds: Any, fallback: datetime) -> datetime:
+    if _is_number(seconds) and math.isfinite(float(seconds)):
+        return datetime.fromtimestamp(float(seconds), tz=timezone.utc)
+    return fallback
+
+
+def _value_of(record: MemoryRecord) -> dict[str, Any]:
+    raw = record.metadata.get(VALUE)
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
+    # A memory written through the core directly: show its text.
+    return {"text": record.text}
+
+
+# ---------------------------------------------------------------------- the store
+class CognitiveMemoryStore(BaseStore):
+    """A LangGraph store over a :class:`cogmem.CognitiveMemory` (``create_agent(store=...)``).
+
+    * ``put(namespace, key, value)`` stores the value as one memory with id ``key`` in the
+      cogmem namespace ``encode_namespace(namespace)``; putting an existing key replaces it
+      (``created_at`` is kept, ``updated_at`` is now, the memory starts afresh);
+      ``put(..., value=None)``/``delete`` removes it.
+    * ``get`` returns the value exactly as put (as JSON round-trips it: tuples come back as
+      lists), with ``created_at``/``updated_at``.
+    * ``search(prefix, query=...)`` is a cognitive search in every namespace under the prefix:
+      results are :class:`CognitiveSearchItem` ordered by cognitive score, ``score`` set and
+      the explanation attached; the memories returned are reinforced (``reinforce``). Without
+      a query it lists items, most recently updated first, ``score`` ``None``. ``filter``
+      matches the value (see :func:`matches_filter`); ``limit``/``offset`` paginate.
+    * ``list_namespaces`` with ``prefix``/``suffix`` (``"*"`` wildcards), ``max_depth``,
+      ``limit``, ``offset``, sorted, only namespaces that hold items.
+
+    TTLs are not supported (``supports_ttl = False``: ``put(..., ttl=...)`` raises
+    ``NotImplementedError``); forgetting is cogmem's decay instead.
+
+    Async: ``abatch`` (and so ``aget``/``aput``/``asearch``/...) runs ``batch`` in a worker
+    thread (``asyncio.to_thread``); the core has no async API yet.
+
+    Args:
+        memory: The cogmem memory to keep items in (it may hold other namespaces too).
+        fields: Default index paths (LangGraph syntax: ``"$"`` the whole value as JSON,
+            ``"text"``, ``"a.b"``, ``"items[*].text"``, ...); the memory's text is what they
+            select, joined by newlines. Default ``["$"]``.
+        memory_type: cogmem type of stored items (default ``semantic``: facts and profiles).
+        importance: cogmem importance of stored items in [0, 1] (default: the memory's).
+        reinforce: Whether searches with a query reinforce the items they return (default:
+            the memory's config, on).
+        session_id: Recorded on items stored and reinforced through this store.
+        mode: ``hybrid`` | ``dense`` | ``lexical`` for query searches (default: the memory's).
+        min_score: Drop query results scoring below this (default: the memory's).
+        prefix: Prefix of the cogmem namespaces this store uses (see
+            :func:`encode_namespace`).
+        now: A clock (``() -> datetime``, timezone-aware); default the wall clock.
+
+    Raises:
+        InvalidTypeError / InvalidInputError: A bad argument (names it).
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        memory: CognitiveMemory,
+        *,
+        fields: Sequence[str] | None = None,
+        memory_type: str = "semantic",
+        importance: float | None = None,
+        reinforce: bool | None = None,
+        session_id: str | None = None,
+        mode: str | None = None,
+        min_score: float | None = None,
+        prefix: str = "lg",
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        if not isinstance(memory, CognitiveMemory):
+            raise InvalidTypeError(
+                f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
+            )
+        if memory_type not in _MEMORY_TYPES:
+            raise InvalidInputError(
+                f"memory_type must be one of {', '.join(_MEMORY_TYPES)}; got {memory_type!r}"
+            )
+        if importance is not None and (
+            not _is_number(importance) or not 0.0 <= float(importance) <= 1.0
+        ):
+            raise InvalidInputError(f"importance must be a number in [0, 1], got {importance!r}")
+        if mode not in (None, "hybrid", "dense", "lexical"):
+            raise InvalidInputError(f"mode must be hybrid, dense or lexical; got {mode!r}")
+        if min_score is not None and not _is_number(min_score):
+            raise InvalidTypeError(f"min_score must be a number, got {min_score!r}")
+        if reinforce is not None and not isinstance(reinforce, bool):
+            raise InvalidTypeError(f"reinforce must be a bool, got {reinforce!r}")
+        if session_id is not None and (not isinstance(session_id, str) or not session_id):
+            raise InvalidInputError("session_id must be a non-empty str")
+        if not isinstance(prefix, str) or not prefix:
+            raise InvalidInputError("prefix must be a non-empty str")
+        if now is not None and not callable(now):
+            raise InvalidTypeError("now must be a callable returning a datetime")
+        self.memory = memory
+        self.fields = self._check_paths(["$"] if fields is None else fields, "fields")
+        self.memory_type = memory_type
+        self.importance = importance
+        self.reinforce = reinforce
+        self.session_id = session_id
+        self.mode = mode
+        self.min_score = min_score
+        self.prefix = prefix
+        self.now = now
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"CognitiveMemoryStore(fields={self.fields!r}, memory_type={self.memory_type!r})"
+
+    # ------------------------------------------------------------------ batch
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run the operations in order; one result per operation (``None`` for puts).
+
+        Each operation sees the ones before it (a get after a put in the same batch returns
+        the new value). An operation that raises stops the batch; those before it stay done.
+
+        Raises:
+            InvalidNamespaceError: A namespace label is not a non-empty str without ``.``,
+                or a put names the empty namespace.
+            InvalidInputError / InvalidTypeError: A malformed op, value or filter.
+        """
+        results: list[Result] = []
+        with self._lock:
+            for op in ops:
+                if isinstance(op, GetOp):
+                    results.append(self._get(op))
+                elif isinstance(op, SearchOp):
+                    results.append(self._search(op))
+                elif isinstance(op, PutOp):
+                    self._put(op)
+                    results.append(None)
+                elif isinstance(op, ListNamespacesOp):
+                    results.append(self._list_namespaces(op))
+                else:
+                    raise InvalidTypeError(f"unknown store operation {type(op).__name__}")
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run :meth:`batch` in a worker thread (the core has no async API yet)."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # ------------------------------------------------------------------ ops
+    def _namespace(self, namespace: tuple[str, ...]) -> str:
+        return encode_namespace(tuple(namespace), self.prefix)
+
+    def _item(self, record: MemoryRecord, namespace: tuple[str, ...]) -> Item:
+        return Item(
+            value=_value_of(record),
+            key=record.id,
+            namespace=namespace,
+            created_at=_from_epoch(record.metadata.get(CREATED), record.created_at),
+            updated_at=record.created_at,
+        )
+
+    def _get(self, op: GetOp) -> Item | None:
+        namespace = tuple(op.namespace)
+        name = self._namespace(namespace)
+        try:
+            record = self.memory.get(str(op.key), namespace=name)
+        except MemoryNotFoundError:
+            return None
+        return self._item(record, namespace)
+
+    def _put(self, op: PutOp) -> None:
+        namespace = tuple(op.namespace)
+        if not namespace:
+            raise InvalidNamespaceError("a put needs a non-empty namespace")
+        name = self._namespace(namespace)
+        key = str(op.key)
+        if op.value is None:
+            with contextlib.suppress(MemoryNotFoundError):
+                self.memory.delete(key, namespace=name)
+            return
+        moment = current_time(self.now)
+        value, text, indexed = self._prepare(op)
+        try:
+            old: MemoryRecord | None = self.memory.get(key, namespace=name)
+        except MemoryNotFoundError:
+            old = None
+        created = _epoch(self._item(old, namespace).created_at if old else moment)
+        metadata: dict[str, Any] = {
+            KEY: key,
+            VALUE: json.dumps(value, ensure_ascii=False, allow_nan=False),
+            CREATED: created,
+        }
+        if not indexed:
+            metadata[UNINDEXED] = True
+        for field, scalar in value.items():
+            if isinstance(scalar, _SCALARS) and "." not in field and field:
+                metadata[FIELD_PREFIX + field] = scalar
+        item = MemoryInput(
+            text=text,
+            memory_type=self.memory_type,
+            importance=self.importance,
+            created_at=moment,
+            id=key,
+            metadata=metadata,
+            namespace=name,
+            session_id=self.session_id,
+        )
+        if old is not None:
+            self.memory.delete(key, namespace=name)
+        try:
+            stored = self.memory.add_many([item], now=moment)
+        except Exception:
+            if old is not None:  # put the previous version back: a failed put loses nothing
+                self.memory.add_many([_restore(old)], now=moment)
+            raise
+        if stored != [key]:
+            raise CogmemError(
+                f"the core stored item {key!r} under id {stored!r}; CognitiveMemoryStore needs "
+                "the memory id to be the key"
+            )
+
+    def _prepare(self, op: PutOp) -> tuple[dict[str, Any], str, bool]:
+        """The value (as JSON round-trips it), the memory text, and whether it is indexed."""
+        if not isinstance(op.value, Mapping):
+            raise InvalidTypeError(f"a store value must be a dict, got {type(op.value).__name__}")
+        bad = [k for k in op.value if not isinstance(k, str)]
+        if bad:
+            raise InvalidTypeError(f"store value keys must be str, got {bad[:3]}")
+        try:
+            encoded = json.dumps(dict(op.value), ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(
+                f"store value for key {op.key!r} is not JSON-serializable: {exc}"
+            ) from exc
+        value = cast(dict[str, Any], json.loads(encoded))
+        if op.index is False:
+            return value, encoded, False
+        paths = self.fields if op.index is None else self._check_paths(op.index, "index")
+        texts: list[str] = []
+        for path in paths:
+            texts.extend(get_text_at_path(value, path if path == "$" else tokenize_path(path)))
+        text = "\n".join(t for t in texts if t.strip())
+        if not text:  # nothing at the indexed paths: keep the item, unsearchable by query
+            return value, encoded, False
+        return value, text, True
+
+    @staticmethod
+    def _check_paths(paths: object, name: str) -> list[str]:
+        if isinstance(paths, str) or not isinstance(paths, Sequence):
+            raise InvalidTypeError(f"{name} must be a list of paths, got {type(paths).__name__}")
+        out = []
+        for path in paths:
+            if not isinstance(path, str) or not path:
+                raise InvalidInputError(f"{name} must hold non-empty path strings, got {path!r}")
+            out.append(path)
+        return out
+
+    def _store_namespaces(
+        self, keep: Callable[[tuple[str, ...]], bool]
+    ) -> list[tuple[str, tuple[str, ...]]]:
+        """(cogmem name, LangGraph namespace) of this store's namespaces that ``keep`` selects
+        and that hold items, sorted by namespace. Only selected namespaces are counted (which
+        loads their index), so a search under one prefix never touches the others."""
+        found = []
+        for name in self.memory.namespaces():
+            namespace = decode_namespace(name, self.prefix)
+            if namespace is not None and keep(namespace) and self.memory.count(name) > 0:
+                found.append((name, namespace))
+        return sorted(found, key=lambda pair: pair[1])
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        conditions = tuple(op.match_conditions or ())
+        for condition in conditions:
+            _check_labels(tuple(c for c in _condition_path(condition) if c != "*"))
+        limit, offset = _check_page(op.limit, op.offset)
+        namespaces = [
+            ns
+            for _, ns in self._store_namespaces(
+                lambda ns: all(_matches_condition(c, ns) for c in conditions)
+            )
+        ]
+        if op.max_depth is not None:
+            if isinstance(op.max_depth, bool) or not isinstance(op.max_depth, int):
+                raise InvalidTypeError("max_depth must be an int")
+            if op.max_depth < 1:
+                raise InvalidInputError(f"max_depth must be >= 1, got {op.max_depth}")
+            namespaces = sorted({ns[: op.max_depth] for ns in namespaces})
+        return namespaces[offset : offset + limit]
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = tuple(op.namespace_prefix)
+        _check_labels(prefix)
+        limit, offset = _check_page(op.limit, op.offset)
+        filter = _check_filter(op.filter)
+        if op.query is not None and not isinstance(op.query, str):
+            raise InvalidTypeError(f"query must be a str, got {type(op.query).__name__}")
+        if limit == 0:
+            return []
+        targets = self._store_namespaces(lambda ns: ns[: len(prefix)] == prefix)
+        if not targets:
+            return []
+        if op.query is None or not op.query.strip():
+            return self._list_items(targets, filter, limit, offset)
+        return self._query(op.query, targets, filter, limit, offset)
+
+    def _list_items(
+        self,
+        targets: list[tuple[str, tuple[str, ...]]],
+        filter: dict[str, Any] | None,
+        limit: int,
+        offset: int,
+    ) -> list[SearchItem]:
+        items = []
+        for name, namespace in targets:
+            for record in list_memories(self.memory, name):
+                if record.status != "active":
+                    continue
+                item = self._item(record, namespace)
+                if matches_filter(item.value, filter):
+                    items.append(item)
+        items.sort(key=lambda i: (-i.updated_at.timestamp(), i.namespace, i.key))
+        return [
+            CognitiveSearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at)
+            for i in items[offset : offset + limit]
+        ]
+
+    def _query(
+        self,
+        query: str,
+        targets: list[tuple[str, tuple[str, ...]]],
+        filter: dict[str, Any] | None,
+        limit: int,
+        offset: int,
+    ) -> list[SearchItem]:
+        moment = current_time(self.now)
+        pushed, exact = _pushdown(filter)
+        pushed[UNINDEXED] = {"$ne": True}
+        want = offset + limit
+        # One namespace, first page, whole filter applied by the core: the core's result is
+        # exactly the answer, and its own reinforcement touches exactly what is returned.
+        single = len(targets) == 1 and offset == 0 and exact
+        found: list[tuple[SearchResult, tuple[str, ...], str, Item]] = []
+        for name, namespace in targets:
+            results = self.memory.search(
+                query,
+                top_k=want if exact else max(want, self.memory.count(name)),
+                filters=pushed,
+                mode=self.mode,
+                now=moment,
+                reinforce=self.reinforce if single else False,
+                namespace=name,
+                session_id=self.session_id,
+                min_score=self.min_score,
+            )
+            for result in results:
+                item = self._item(result.memory, namespace)
+                if matches_filter(item.value, filter):
+                    found.append((result, namespace, name, item))
+        found.sort(key=lambda f: -f[0].score)  # stable: each namespace's order is kept
+        page = found[offset : offset + limit]
+        if not single and page and self._reinforcing():
+            self._reinforce_page(query, page, moment)
+        return [
+            CognitiveSearchItem(
+                namespace,
+                item.key,
+                item.value,
+                item.created_at,
+                item.updated_at,
+                score=result.score,
+                explanation=result.explanation.as_dict(),
+            )
+            for result, namespace, _, item in page
+        ]
+
+    def _reinforcing(self) -> bool:
+        if self.reinforce is not None:
+            return bool(self.reinforce)
+        return bool(self.memory.config.reinforce_on_search)
+
+    def _reinforce_page(
+        self,
+        query: str,
+        page: list[tuple[SearchResult, tuple[str, ...], str, Item]],
+        moment: datetime,
+    ) -> None:
+        """Reinforce exactly the items returned (the search above reinforced nothing).
+
+        WORKAROUND: the core has no public "reinforce these results" call, so this repeats the
+        search restricted to the returned keys with reinforcement on. Memories not written
+        through this store (no ``lg.key``) are therefore not reinforced by a paged or
+        multi-namespace search.
+        """
+        by_name: dict[str, list[str]] = {}
+        for _, _, name, item in page:
+            by_name.setdefault(name, []).append(item.key)
+        for name, keys in by_name.items():
+            self.memory.search(
+                query,
+                top_k=len(keys),
+                filters={KEY: {"$in": keys}},
+                mode=self.mode,
+                now=moment,
+                reinforce=True,
+                namespace=name,
+                session_id=self.session_id,
+                min_score=0.0,
+            )
+
+
+def _restore(old: MemoryRecord) -> MemoryInput:
+    return MemoryInput(
+        text=old.text,
+        memory_type=old.memory_type,
+        importance=old.importance,
+        confidence=old.confidence,
+        tags=old.tags,
+        created_at=old.created_at,
+        id=old.id,
+        metadata=dict(old.metadata),
+        namespace=old.namespace,
+        pinned=old.pinned,
+        session_id=old.session_ids[-1] if old.session_ids else None,
+    )
+
+
+def _check_page(limit: object, offset: object) -> tuple[int, int]:
+    for name, number in (("limit", limit), ("offset", offset)):
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise InvalidTypeError(f"{name} must be an int, got {type(number).__name__}")
+        if number < 0:
+            raise InvalidInputError(f"{name} must be >= 0, got {number}")
+    return cast(int, limit), cast(int, offset)

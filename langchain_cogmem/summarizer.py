@@ -1,0 +1,158 @@
+"""``summarizer_from``: any LangChain chat model, LLM or Runnable as cogmem's summarizer.
+
+cogmem's consolidation merges a group of faded, similar memories into one summary through a
+plain callable ``(list[str]) -> str``; this module builds that callable from a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
+from langchain_core.runnables import Runnable
+
+from cogmem import InvalidInputError, InvalidTypeError
+
+from .errors import SummarizerError
+
+__all__ = ["DEFAULT_SUMMARY_PROMPT", "summarizer_from"]
+
+#: The variable a summary prompt must have: the memories, one ``- `` bullet per line.
+MEMORIES_VARIABLE = "memories"
+
+DEFAULT_SUMMARY_PROMPT = ChatPromptTemplate.from_messages(
+    [
+        (
+            "system",
+            "You consolidate an agent's long-term memories. Merge the memories you are given "
+            "into one short memory that keeps every distinct fact, name, number and date. "
+            "Do not add anything that is not in them. Answer with the merged memory only.",
+        ),
+        ("human", "Memories ({count}):\n{memories}"),
+    ]
+)
+"""The prompt :func:`summarizer_from` uses when given none (variables ``memories``, ``count``)."""
+
+
+def summarizer_from(
+    model: Runnable[Any, Any],
+    prompt: str | BasePromptTemplate[Any] | None = None,
+) -> Callable[[list[str]], str]:
+    """Build a cogmem summarizer (``list[str] -> str``) from any LangChain model or Runnable.
+
+    The texts are formatted into ``prompt`` (``{memories}``: one ``- text`` line each;
+    ``{count}``: how many, if the prompt uses it), sent to ``model``, and the reply's text is
+    the summary. Works with chat models (the reply is a message), LLMs and any Runnable that
+    returns a string or a message.
+
+    Args:
+        model: A chat model, an LLM or any Runnable taking the formatted prompt.
+        prompt: A template string or a LangChain prompt template with a ``{memories}``
+            variable (optionally ``{count}``); default :data:`DEFAULT_SUMMARY_PROMPT`.
+
+    Returns:
+        A callable ``summarize(texts) -> str``. It never changes ``texts``. It raises
+        :class:`cogmem.InvalidInputError` / :class:`cogmem.InvalidTypeError` for an empty list
+        or a non-text item, and :class:`~langchain_cogmem.SummarizerError` (a
+        :class:`cogmem.CogmemError`, carrying the untouched texts as ``.texts``) when the
+        model raises or replies with nothing usable.
+
+    Raises:
+        InvalidTypeError: ``model`` is not a Runnable or ``prompt`` is not a str/template.
+        InvalidInputError: ``prompt`` has no ``{memories}`` variable, or variables other than
+            ``memories`` and ``count``.
+    """
+    if not isinstance(model, Runnable):
+        raise InvalidTypeError(
+            f"model must be a LangChain chat model, LLM or Runnable, got {type(model).__name__}"
+        )
+    template = _template(prompt)
+    chain = template | model
+
+    def summarize(texts: list[str]) -> str:
+        items = _check_texts(texts)
+        variables = {
+            MEMORIES_VARIABLE: "\n".join(f"- {t}" for t in items),
+            "count": len(items),
+        }
+        values = {k: v for k, v in variables.items() if k in template.input_variables}
+        try:
+            reply = chain.invoke(values)
+        except Exception as exc:
+            raise SummarizerError(
+                f"the summarizer model {_name(model)} failed on {len(items)} memories "
+                f"({type(exc).__name__}: {exc}); the memories are unchanged",
+                items,
+            ) from exc
+        summary = _reply_text(reply)
+        if summary is None:
+            raise SummarizerError(
+                f"the summarizer model {_name(model)} returned {type(reply).__name__}; "
+                "expected a message or a str; the memories are unchanged",
+                items,
+            )
+        summary = summary.strip()
+        if not summary:
+            raise SummarizerError(
+                f"the summarizer model {_name(model)} returned no text for {len(items)} "
+                "memories; the memories are unchanged",
+                items,
+            )
+        return summary
+
+    summarize.__doc__ = f"Summarize memories with {_name(model)} (built by summarizer_from)."
+    return summarize
+
+
+def _template(prompt: str | BasePromptTemplate[Any] | None) -> BasePromptTemplate[Any]:
+    if prompt is None:
+        return DEFAULT_SUMMARY_PROMPT
+    if isinstance(prompt, str):
+        template: BasePromptTemplate[Any] = ChatPromptTemplate.from_template(prompt)
+    elif isinstance(prompt, BasePromptTemplate):
+        template = prompt
+    else:
+        raise InvalidTypeError(
+            f"prompt must be a template string or a LangChain prompt template, "
+            f"got {type(prompt).__name__}"
+        )
+    names = set(template.input_variables)
+    if MEMORIES_VARIABLE not in names:
+        raise InvalidInputError(
+            f"the summary prompt must have a {{{MEMORIES_VARIABLE}}} variable; "
+            f"it has {sorted(names)}"
+        )
+    extra = sorted(names - {MEMORIES_VARIABLE, "count"})
+    if extra:
+        raise InvalidInputError(
+            f"the summary prompt may only use {{memories}} and {{count}}; it also uses {extra}"
+        )
+    return template
+
+
+def _check_texts(texts: object) -> tuple[str, ...]:
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+        raise InvalidTypeError(f"a summarizer takes a list of texts, got {type(texts).__name__}")
+    if not texts:
+        raise InvalidInputError("a summarizer needs at least one text")
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InvalidTypeError(f"texts[{i}] must be a str, got {type(text).__name__}")
+    return tuple(texts)
+
+
+def _reply_text(reply: Any) -> str | None:
+    if isinstance(reply, BaseMessage):
+        return str(reply.text)
+    if isinstance(reply, str):
+        return reply
+    return None
+
+
+def _name(model: Runnable[Any, Any]) -> str:
+    try:
+        return model.get_name()
+    except Exception:  # a Runnable whose name cannot be computed
+        return type(model).__name__
