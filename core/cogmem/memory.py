@@ -600,7 +600,9 @@ class CognitiveMemory:
             index = self._index(namespace)
             found = self._candidates(store, index, text, query_vector, search_mode, where, allowed)
             found += self._context(index, found, search_mode, allowed)
-            ranked = score_candidates(found, mode=search_mode, now=moment, config=cfg)
+            # Without a token budget or diversity, packing takes the first k: explain only those.
+            limit = k if budget is None and not diversity else None
+            ranked = score_candidates(found, mode=search_mode, now=moment, config=cfg, limit=limit)
             if diversity:
                 vectors = {c.memory.id: c.vector for c in found if c.vector is not None}
                 vectors.update(store.vectors([r.id for r in ranked if r.id not in vectors]))
@@ -675,17 +677,23 @@ class CognitiveMemory:
             missing = [i for i in keep if i not in bm25]
             if missing:
                 bm25.update(index.bm25.score(tokens, missing))
+        lexical_only = [i for i in keep if i not in cosine and i in vectors]
+        if lexical_only:
+            matrix = np.stack([vectors[i] for i in lexical_only])
+            norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query_vector))
+            sims = (matrix @ query_vector) / np.where(norms > 0, norms, 1.0)
+            cosine.update(zip(lexical_only, sims.tolist()))
         return [
             Candidate(
                 memory=records[i],
                 vector=vectors.get(i),
-                cosine=cosine[i] if i in cosine else _cosine(query_vector, vectors[i]),
+                cosine=cosine[i],
                 dense_rank=dense_rank.get(i),
                 bm25=bm25.get(i) if mode != "dense" else None,
                 lexical_rank=lexical_rank.get(i),
             )
             for i in keep
-            if i in cosine or i in vectors
+            if i in cosine
         ]
 
     def _context(
@@ -815,11 +823,6 @@ class CognitiveMemory:
 
 def _digest(namespace: str) -> str:
     return hashlib.sha1(namespace.encode()).hexdigest()[:16]
-
-
-def _cosine(a: FloatArray, b: FloatArray) -> float:
-    denom = float(np.linalg.norm(a) * np.linalg.norm(b))
-    return float(np.dot(a, b) / denom) if denom > 0 else 0.0
 
 
 def _make_client(path: str | Path | None) -> Any:

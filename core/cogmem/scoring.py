@@ -223,6 +223,7 @@ def score_candidates(
     mode: str,
     now: datetime,
     config: CognitiveMemoryConfig,
+    limit: int | None = None,
 ) -> list[SearchResult]:
     """Score every candidate and return them best first, each with its explanation.
 
@@ -232,6 +233,7 @@ def score_candidates(
         mode: ``dense`` | ``lexical`` | ``hybrid``.
         now: The time retention is computed at.
         config: The scoring constants.
+        limit: Build results for the best ``limit`` only (every candidate is still scored).
 
     Returns:
         One :class:`SearchResult` per distinct memory, sorted by score (ties: higher relevance,
@@ -275,7 +277,7 @@ def score_candidates(
             s.candidate.memory.id,
         )
     )
-    return [_result(s, mode, versions) for s in scored]
+    return [_result(s, mode, versions) for s in scored[:limit]]
 
 
 def _result(s: _Scored, mode: str, versions: Mapping[str, tuple[float, str]]) -> SearchResult:
