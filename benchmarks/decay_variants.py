@@ -57,7 +57,14 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
         "the default with RRF instead of score-calibrated relevance",
         {"fusion": "rrf"},
     ),
-    "default": ("what ships: calibrated relevance, context, episodic scale, newer-version", {}),
+    "versions-hard-threshold": (
+        "the default with the first version rule: full penalty (exponent 1) at cosine ≥ 0.45",
+        {"version_similarity": 0.45, "version_similarity_full": 0.45, "version_exponent": 1.0},
+    ),
+    "default": (
+        "what ships: calibrated relevance, context, episodic scale, newer-version ramp 0.40→0.70",
+        {},
+    ),
 }
 
 
