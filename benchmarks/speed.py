@@ -272,6 +272,21 @@ class PeerSystem(System):
 # Open-to-first-search (fresh process, worker side)
 
 
+_PAGE = 10_000
+
+
+def _stored(get_page: Callable[[int], Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every ``(id, document, metadata)`` of a collection, read ``_PAGE`` at a time."""
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    offset = 0
+    while True:
+        got = get_page(offset)
+        out.extend(zip(got["ids"], got["documents"], got["metadatas"], strict=True))
+        if len(got["ids"]) < _PAGE:
+            return out
+        offset += _PAGE
+
+
 def open_and_search(
     system: str, folder: Path, meta: dict[str, Any], query: str, vector: np.ndarray
 ) -> tuple[dict[str, float], int]:
@@ -314,10 +329,9 @@ def open_and_search(
             embedding_function=langchain_embeddings(table),
             client=client,
         )
-        got = store.get(include=["documents", "metadatas"])
         docs = [
             Document(page_content=d, metadata=m or {}, id=i)
-            for i, d, m in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
+            for i, d, m in _stored(lambda o: store.get(limit=_PAGE, offset=o))
         ]
         bm25 = BM25Retriever.from_documents(docs, k=TOP_K)
         ensemble = EnsembleRetriever(
@@ -332,6 +346,7 @@ def open_and_search(
         from llama_index.core import VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
+        from llama_index.core.vector_stores.utils import metadata_dict_to_node
         from llama_index.retrievers.bm25 import BM25Retriever as LIBM25Retriever
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
@@ -340,13 +355,19 @@ def open_and_search(
         t1 = time.perf_counter()
         table = VectorTable()
         client = _persistent_client(folder)
-        vector_store = ChromaVectorStore(
-            chroma_collection=client.get_collection(meta["collection"], embedding_function=None)
-        )
+        collection = client.get_collection(meta["collection"], embedding_function=None)
+        vector_store = ChromaVectorStore(chroma_collection=collection)
         index = VectorStoreIndex.from_vector_store(
             vector_store, embed_model=llamaindex_embedding(table)
         )
-        nodes = vector_store.get_nodes(None)
+        # ChromaVectorStore.get_nodes(None) reads everything in one call, which Chroma refuses
+        # past ~30k records (too many SQL variables): page as a user has to.
+        nodes = [
+            metadata_dict_to_node(m, text=d)
+            for _, d, m in _stored(
+                lambda o: collection.get(limit=_PAGE, offset=o, include=["documents", "metadatas"])
+            )
+        ]
         bm25 = LIBM25Retriever.from_defaults(nodes=nodes, similarity_top_k=TOP_K)
         fusion = QueryFusionRetriever(
             [index.as_retriever(similarity_top_k=TOP_K), bm25],
@@ -549,9 +570,14 @@ def _run_worker(argv: list[str]) -> dict[str, Any]:
         env["COGMEM_CORE"] = str(_SNAPSHOT / "core")
     cmd = [sys.executable, str(script), *argv]
     proc = subprocess.run(cmd, cwd=_ROOT, env=env, stdout=subprocess.PIPE, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(f"worker {argv} failed with exit code {proc.returncode}")
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        # Recorded, not raised: one failing system must not lose an hour of the others.
+        log(f"worker {argv[:4]} FAILED with exit code {proc.returncode} (traceback above)")
+        return {"error": f"exit code {proc.returncode}"}
+    result = dict(json.loads(lines[-1]))
+    log(f"result: {lines[-1]}")  # in the log too, in case the run dies later
+    return result
 
 
 def _ratio(a: Number, b: Number) -> float | None:
@@ -562,6 +588,36 @@ def _ratio(a: Number, b: Number) -> float | None:
 
 def _median(values: Sequence[float]) -> float:
     return round(float(statistics.median(values)), 4)
+
+
+def _at(d: Any, *keys: str) -> Any:
+    """``d[k1][k2]...``, or ``None`` where something is missing (a worker failed)."""
+    for key in keys:
+        if not isinstance(d, dict) or key not in d:
+            return None
+        d = d[key]
+    return d
+
+
+def _scaled(factor: float, value: Number, digits: int = 3) -> float | None:
+    return None if value is None else round(factor * float(value), digits)
+
+
+def _summarize_opens(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    ok = [r for r in runs if "error" not in r]
+    out: dict[str, Any] = {
+        key: _median([r[key] for r in ok]) if ok else None
+        for key in (
+            "open_to_first_search_s",
+            "open_s",
+            "first_search_s",
+            "import_s",
+            "with_imports_s",
+            "rss_peak_mb",
+        )
+    }
+    out["runs"] = runs
+    return out
 
 
 def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
@@ -580,32 +636,20 @@ def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
         build += ["--queries", str(args.queries), "--reps", str(args.reps)]
         systems[name] = _run_worker(build)
     for name in args.systems:
+        if "error" in systems[name]:
+            continue
         runs = []
+        meta = json.dumps(systems[name].get("meta", {}))
         for r in range(args.open_reps):
             log(f"N={size}: {name} open-to-first-search {r + 1}/{args.open_reps}")
-            meta = json.dumps(systems[name]["meta"])
-            runs.append(
-                _run_worker(
-                    ["--worker", "open", "--system", name, "--dir", str(work), "--meta", meta]
-                )
-            )
-        systems[name]["open"] = {
-            "open_to_first_search_s": _median([r["open_to_first_search_s"] for r in runs]),
-            "open_s": _median([r["open_s"] for r in runs]),
-            "first_search_s": _median([r["first_search_s"] for r in runs]),
-            "import_s": _median([r["import_s"] for r in runs]),
-            "with_imports_s": _median([r["with_imports_s"] for r in runs]),
-            "rss_peak_mb": _median([r["rss_peak_mb"] for r in runs]),
-            "runs": runs,
-        }
-    disk = {
-        name: round(
-            sum(f.stat().st_size for f in (work / name).rglob("*") if f.is_file()) / 2**20, 1
-        )
-        for name in args.systems
-    }
+            argv = ["--worker", "open", "--system", name, "--dir", str(work), "--meta", meta]
+            runs.append(_run_worker(argv))
+        systems[name]["open"] = _summarize_opens(runs)
     for name in args.systems:
-        systems[name]["disk_mb"] = disk[name]
+        folder = work / name
+        systems[name]["disk_mb"] = round(
+            sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20, 1
+        )
     if not args.workdir:
         shutil.rmtree(work, ignore_errors=True)
     out: dict[str, Any] = {"systems": systems}
@@ -617,15 +661,15 @@ def run_size(size: int, args: argparse.Namespace, root: Path) -> dict[str, Any]:
 
 def _metrics(s: dict[str, Any]) -> dict[str, Number]:
     return {
-        "search_p50_ms": s["search"]["p50"],
-        "search_p95_ms": s["search"]["p95"],
-        "add_per_s": s["add_per_s"],
-        "add_then_search_p50_ms": s["add_then_search"]["p50"],
-        "open_to_first_search_s": s.get("open", {}).get("open_to_first_search_s"),
-        "open_with_imports_s": s.get("open", {}).get("with_imports_s"),
-        "rss_peak_mb": s["rss_peak_mb"],
-        "rss_growth_mb": s["rss_growth_mb"],
-        "disk_mb": s.get("disk_mb"),
+        "search_p50_ms": _at(s, "search", "p50"),
+        "search_p95_ms": _at(s, "search", "p95"),
+        "add_per_s": _at(s, "add_per_s"),
+        "add_then_search_p50_ms": _at(s, "add_then_search", "p50"),
+        "open_to_first_search_s": _at(s, "open", "open_to_first_search_s"),
+        "open_with_imports_s": _at(s, "open", "with_imports_s"),
+        "rss_peak_mb": _at(s, "rss_peak_mb"),
+        "rss_growth_mb": _at(s, "rss_growth_mb"),
+        "disk_mb": _at(s, "disk_mb"),
     }
 
 
@@ -633,11 +677,6 @@ def ratios(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, float | No
     """cogmem / peer for every metric (for throughput >1 is better, for the rest <1)."""
     cog = systems["cogmem"]
     mine = _metrics(cog)
-    mine_reinforce = {
-        "search_reinforce_p50_ms": cog["search_reinforce"]["p50"],
-        "search_reinforce_p95_ms": cog["search_reinforce"]["p95"],
-        "add_then_search_reinforce_p50_ms": cog["add_then_search_reinforce"]["p50"],
-    }
     out: dict[str, dict[str, float | None]] = {}
     for peer in PEERS:
         if peer not in systems:
@@ -645,13 +684,13 @@ def ratios(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, float | No
         theirs = _metrics(systems[peer])
         row = {k: _ratio(v, theirs[k]) for k, v in mine.items()}
         row["search_reinforce_p50_ms"] = _ratio(
-            mine_reinforce["search_reinforce_p50_ms"], theirs["search_p50_ms"]
+            _at(cog, "search_reinforce", "p50"), theirs["search_p50_ms"]
         )
         row["search_reinforce_p95_ms"] = _ratio(
-            mine_reinforce["search_reinforce_p95_ms"], theirs["search_p95_ms"]
+            _at(cog, "search_reinforce", "p95"), theirs["search_p95_ms"]
         )
         row["add_then_search_reinforce_p50_ms"] = _ratio(
-            mine_reinforce["add_then_search_reinforce_p50_ms"], theirs["add_then_search_p50_ms"]
+            _at(cog, "add_then_search_reinforce", "p50"), theirs["add_then_search_p50_ms"]
         )
         out[f"cogmem/{peer}"] = row
     return out
@@ -663,10 +702,13 @@ def _target(value: Number, limit: Number, check: Callable[[float, float], bool])
 
 
 def targets(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The SPEC targets (they are official at 100k; smaller sizes are shown for information)."""
+    """The SPEC targets (official at 100k; smaller sizes shown for information).
+
+    ``pass`` is ``None`` when a figure is missing (a system was not run or its worker failed).
+    """
     cog = systems["cogmem"]
-    chroma = systems.get("chroma")
-    li = systems.get("llamaindex")
+    chroma = systems.get("chroma", {})
+    li_p50 = _at(systems.get("llamaindex", {}), "search", "p50")
 
     def lt(a: float, b: float) -> bool:
         return a < b
@@ -677,29 +719,28 @@ def targets(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     def ge(a: float, b: float) -> bool:
         return a >= b
 
-    li_p50 = li["search"]["p50"] if li else None
     return {
         "search_p50_below_llamaindex (reinforce=True, default)": _target(
-            cog["search_reinforce"]["p50"], li_p50, lt
+            _at(cog, "search_reinforce", "p50"), li_p50, lt
         ),
-        "search_p50_below_llamaindex (reinforce=False)": _target(cog["search"]["p50"], li_p50, lt),
+        "search_p50_below_llamaindex (reinforce=False)": _target(
+            _at(cog, "search", "p50"), li_p50, lt
+        ),
         "add_then_search <= 1.5x own search p50 (reinforce=True, default)": _target(
-            cog["add_then_search_reinforce"]["p50"],
-            round(1.5 * cog["search_reinforce"]["p50"], 3),
+            _at(cog, "add_then_search_reinforce", "p50"),
+            _scaled(1.5, _at(cog, "search_reinforce", "p50")),
             le,
         ),
         "add_then_search <= 1.5x own search p50 (reinforce=False)": _target(
-            cog["add_then_search"]["p50"], round(1.5 * cog["search"]["p50"], 3), le
+            _at(cog, "add_then_search", "p50"), _scaled(1.5, _at(cog, "search", "p50")), le
         ),
         "add_throughput >= 0.8x bare chroma": _target(
-            cog["add_per_s"], round(0.8 * chroma["add_per_s"], 1) if chroma else None, ge
+            _at(cog, "add_per_s"), _scaled(0.8, _at(chroma, "add_per_s"), 1), ge
         ),
         "peak_rss <= 1.2x bare chroma": _target(
-            cog["rss_peak_mb"], round(1.2 * chroma["rss_peak_mb"], 1) if chroma else None, le
+            _at(cog, "rss_peak_mb"), _scaled(1.2, _at(chroma, "rss_peak_mb"), 1), le
         ),
-        "open_to_first_search <= 3 s": _target(
-            cog.get("open", {}).get("open_to_first_search_s"), 3.0, le
-        ),
+        "open_to_first_search <= 3 s": _target(_at(cog, "open", "open_to_first_search_s"), 3.0, le),
     }
 
 
