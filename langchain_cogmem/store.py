@@ -718,28 +718,13 @@ class CognitiveMemoryStore(BaseStore):
         page: list[tuple[SearchResult, tuple[str, ...], str, Item]],
         moment: datetime,
     ) -> None:
-        """Reinforce exactly the items returned (the search above reinforced nothing).
-
-        WORKAROUND: the core has no public "reinforce these results" call, so this repeats the
-        search restricted to the returned keys with reinforcement on. Memories not written
-        through this store (no ``lg.key``) are therefore not reinforced by a paged or
-        multi-namespace search.
-        """
+        """Reinforce exactly the items returned (the search above reinforced nothing)."""
+        del query  # the memories are named directly; no second search
         by_name: dict[str, list[str]] = {}
-        for _, _, name, item in page:
-            by_name.setdefault(name, []).append(item.key)
-        for name, keys in by_name.items():
-            self.memory.search(
-                query,
-                top_k=len(keys),
-                filters={KEY: {"$in": keys}},
-                mode=self.mode,
-                now=moment,
-                reinforce=True,
-                namespace=name,
-                session_id=self.session_id,
-                min_score=0.0,
-            )
+        for result, _, name, _ in page:
+            by_name.setdefault(name, []).append(result.memory.id)
+        for name, ids in by_name.items():
+            self.memory.reinforce(ids, namespace=name, now=moment, session_id=self.session_id)
 
 
 def _restore(old: MemoryRecord) -> MemoryInput:
