@@ -293,6 +293,9 @@ def open_and_search(
     """Import, open the persisted store and run one search; returns the timings (s) and hits."""
     t0 = time.perf_counter()
     if system == "cogmem":
+        # cogmem imports chromadb lazily: import it here, timed as an import as for the peers.
+        import chromadb
+
         from cogmem import CognitiveMemory
 
         t1 = time.perf_counter()
