@@ -1,0 +1,251 @@
+"""``CognitiveMemoryBlock``: cogmem as a long-term memory block of LlamaIndex's ``Memory``.
+
+``llama_index.core.memory.Memory`` keeps a short-term FIFO of chat messages; when it grows past
+``token_limit · chat_history_token_ratio`` tokens, the oldest messages are flushed into its
+memory blocks (``aput``), and every time the memory is read each block contributes content
+(``aget``), inserted into the system message. This block stores what is flushed as episodic
+memories and contributes the memories relevant to the latest messages, as text within its own
+token budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, Literal
+
+from llama_index.core.base.llms.types import ChatMessage, TextBlock
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.memory.memory import BaseMemoryBlock
+from llama_index.core.utils import get_tokenizer
+from pydantic import InstanceOf
+
+from cogmem import (
+    CognitiveMemory,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryInput,
+    SearchResult,
+    render,
+)
+
+from ._convert import check_now, current_time
+from .filters import to_cogmem_filters
+
+__all__ = ["CognitiveMemoryBlock"]
+
+ROLE_KEY = "role"
+SESSION_KEY = "session_id"
+# Roles whose messages instruct the model rather than converse: never part of a query.
+_INSTRUCTIONS = frozenset({"system", "developer"})
+
+
+def _message_text(message: ChatMessage) -> str:
+    """The text blocks of a message, one per line (images, tool calls, ... are left out)."""
+    parts = [b.text for b in message.blocks if isinstance(b, TextBlock)]
+    return "\n".join(p for p in parts if p).strip()
+
+
+def _role(message: ChatMessage) -> str:
+    role = message.role
+    return str(getattr(role, "value", role))
+
+
+class CognitiveMemoryBlock(BaseMemoryBlock[str]):
+    """A LlamaIndex memory block backed by cogmem: recall what matters, not what is recent.
+
+    Flushed chat messages (``_aput``) become episodic memories in ``namespace``: one per
+    message whose role is in ``roles`` and that has text, stored as ``"<role>: <text>"`` with
+    user metadata ``role`` and ``session_id``, all of one flush in one write (so the core keeps
+    them adjacent on its timeline and recalling one turn brings its neighbours along). Their
+    ``created_at`` is the time of the flush (``now``): ``Memory`` does not say when a message
+    was written.
+
+    Reading (``_aget``) searches the memory with the text of the latest ``query_window``
+    messages (system and developer messages left out) and returns the results best first, one
+    line each (:func:`cogmem.render`: ``- [episodic] user: ... (confidence 0.8, age 3d)``), as
+    many as fit in ``token_budget`` tokens counted with ``tokenizer_fn`` (LlamaIndex's tokenizer by
+    default, the one ``Memory`` counts with); a line that does not fit is skipped and the next
+    one tried. The memories returned are reinforced (unless ``reinforce=False``).
+
+    Use it in ``Memory``::
+
+        block = CognitiveMemoryBlock(memory=mem, namespace="user-1")
+        memory = Memory.from_defaults(session_id="chat-1", memory_blocks=[block],
+                                      token_limit=4000)
+        agent.run("...", memory=memory)         # or SimpleChatEngine.from_defaults(memory=...)
+
+    Attributes:
+        memory: The cogmem memory to store in and recall from.
+        name: The block's name (the tag its content is wrapped in inside the prompt).
+        namespace: The cogmem namespace (one user or agent).
+        session_id: The session recorded on stored and reinforced memories when the messages
+            and ``Memory`` do not give one (``Memory`` passes its own).
+        session_only: Recall only memories of the current session (default: every session's,
+            which is what long-term memory is for).
+        similarity_top_k: At most this many memories per read.
+        token_budget: At most this many tokens of block content.
+        query_window: How many of the latest messages make the query.
+        roles: Which roles' messages are stored.
+        memory_type: The type of the stored messages.
+        importance: Their importance (default: the memory's config).
+        mode: ``hybrid`` | ``dense`` | ``lexical`` (default: the memory's config).
+        filters: Extra cogmem filters (a dict) or LlamaIndex ``MetadataFilters`` for recall.
+        min_score: Drop memories scoring below this (default: the memory's config).
+        reinforce: Strengthen recalled memories (default: the memory's config, on).
+        now: The current time: a timezone-aware datetime, epoch seconds or a clock
+            (``() -> datetime``); default the wall clock. Inject a clock to replay or test a
+            conversation that spans days.
+        tokenizer_fn: Counts tokens (``len(tokenizer_fn(text))``).
+    """
+
+    memory: InstanceOf[CognitiveMemory] = Field(exclude=True)
+    name: str = Field(default="long_term_memory", min_length=1)
+    description: str | None = Field(
+        default="Memories from earlier in this and past conversations that are relevant now, "
+        "most relevant first."
+    )
+    namespace: str = Field(default="default", min_length=1)
+    session_id: str | None = None
+    session_only: bool = False
+    similarity_top_k: int = Field(default=5, ge=1)
+    token_budget: int = Field(default=500, ge=1)
+    query_window: int = Field(default=2, ge=1)
+    roles: tuple[str, ...] = ("user", "assistant")
+    memory_type: Literal["episodic", "semantic", "procedural", "core"] = "episodic"
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    mode: Literal["hybrid", "dense", "lexical"] | None = None
+    filters: Any = Field(default=None, exclude=True)
+    min_score: float | None = None
+    reinforce: bool | None = None
+    now: Any = Field(default=None, exclude=True)
+    tokenizer_fn: Callable[[str], list[Any]] = Field(default_factory=get_tokenizer, exclude=True)
+
+    _cogmem_filters: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        check_now(self.now)
+        self._cogmem_filters = to_cogmem_filters(self.filters) or {}
+        if self.session_only and SESSION_KEY in self._cogmem_filters:
+            raise InvalidInputError(
+                f"session_only=True sets the {SESSION_KEY!r} filter; do not give one in filters"
+            )
+
+    # ------------------------------------------------------------------ reading
+    async def _aget(self, messages: list[ChatMessage] | None = None, **block_kwargs: Any) -> str:
+        """The memories relevant to the latest messages, rendered within ``token_budget``.
+
+        Args:
+            messages: The chat history so far (with the new input last).
+            **block_kwargs: ``session_id`` (passed by ``Memory``) is used; others are ignored.
+
+        Returns:
+            One line per memory, best first; ``""`` when there is nothing to recall.
+        """
+        query = self._query(messages or [])
+        if not query:
+            return ""
+        session = block_kwargs.get("session_id") or self.session_id
+        moment = current_time(self.now)
+        results = await asyncio.to_thread(self._recall, query, session, moment)
+        return self._pack(results, moment)
+
+    def _query(self, messages: list[ChatMessage]) -> str:
+        texts = [
+            text
+            for text in (_message_text(m) for m in messages if _role(m) not in _INSTRUCTIONS)
+            if text
+        ]
+        return "\n".join(texts[-self.query_window :])
+
+    def _recall(self, query: str, session: str | None, moment: datetime) -> list[SearchResult]:
+        filters = dict(self._cogmem_filters)
+        if self.session_only:
+            if session is None:
+                raise InvalidInputError("session_only=True needs a session_id")
+            filters[SESSION_KEY] = session
+        return self.memory.search(
+            query,
+            top_k=self.similarity_top_k,
+            filters=filters or None,
+            mode=self.mode,
+            now=moment,
+            reinforce=self.reinforce,
+            namespace=self.namespace,
+            session_id=session,
+            min_score=self.min_score,
+        )
+
+    def _pack(self, results: list[SearchResult], moment: datetime) -> str:
+        """Greedy packing by line in score order (SPEC §4), counted as joined text.
+
+        A memory whose text spans several lines is rendered on one (its line breaks become
+        spaces), so that every line of the block is one memory.
+        """
+        lines: list[str] = []
+        for result in results:
+            line = " ".join(render([result], moment).splitlines())
+            if self._tokens("\n".join([*lines, line])) <= self.token_budget:
+                lines.append(line)
+        return "\n".join(lines)
+
+    def _tokens(self, text: str) -> int:
+        return len(self.tokenizer_fn(text)) if text else 0
+
+    async def atruncate(self, content: str, tokens_to_truncate: int) -> str | None:
+        """Drop the least relevant memories (the last lines) until enough tokens are freed.
+
+        ``Memory`` calls this when the blocks and the chat history exceed its token limit and
+        this block's ``priority`` is not 0.
+
+        Returns:
+            The remaining lines, or ``None`` when none remain.
+        """
+        lines = content.split("\n") if content else []
+        target = self._tokens(content) - tokens_to_truncate
+        while lines and self._tokens("\n".join(lines)) > target:
+            lines.pop()
+        return "\n".join(lines) if lines else None
+
+    # ------------------------------------------------------------------ writing
+    async def _aput(self, messages: list[ChatMessage]) -> None:
+        """Store flushed messages as memories (one write for the whole flush)."""
+        await asyncio.to_thread(self._store, list(messages))
+
+    def _store(self, messages: list[ChatMessage]) -> None:
+        moment = current_time(self.now)
+        items = []
+        for position, message in enumerate(messages):
+            if not isinstance(message, ChatMessage):
+                raise InvalidTypeError(
+                    f"messages[{position}] must be a ChatMessage, got {type(message).__name__}"
+                )
+            role, text = _role(message), _message_text(message)
+            if role not in self.roles or not text:
+                continue
+            session = _session_of(message) or self.session_id
+            metadata = {ROLE_KEY: role}
+            if session is not None:
+                metadata[SESSION_KEY] = session
+            items.append(
+                MemoryInput(
+                    text=f"{role}: {text}",
+                    memory_type=self.memory_type,
+                    importance=self.importance,
+                    created_at=moment,
+                    namespace=self.namespace,
+                    session_id=session,
+                    metadata=metadata,
+                )
+            )
+        if items:
+            self.memory.add_many(items, now=moment)
+
+
+def _session_of(message: ChatMessage) -> str | None:
+    """The session ``Memory`` stamped on a flushed message (``additional_kwargs``)."""
+    extra: Mapping[str, Any] = message.additional_kwargs or {}
+    session = extra.get(SESSION_KEY)
+    return session if isinstance(session, str) and session else None

@@ -1,0 +1,371 @@
+"""CognitiveMemoryBlock: in llama_index.core.memory.Memory, a chat engine and an agent."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole, TextBlock
+from llama_index.core.chat_engine import SimpleChatEngine
+from llama_index.core.llms.callbacks import llm_chat_callback
+from llama_index.core.llms.mock import MockFunctionCallingLLM, MockLLM
+from llama_index.core.memory import Memory
+from llama_index.core.storage.chat_store.base_db import MessageStatus
+from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+from pydantic import Field
+
+from cogmem import CognitiveMemory, InvalidInputError, render
+from cogmem.testing import HashingEmbedder
+from llamaindex_cogmem import CognitiveMemoryBlock, UnsupportedFilterError
+from tests.llamaindex_fixtures import NOW
+
+FACT = "My sister Clara lives in Lisbon and teaches piano."
+SMALL_TALK = [
+    "Nice weather today, isn't it?",
+    "I watched a documentary about whales yesterday.",
+    "Lunch was a big bowl of pasta.",
+    "Tell me a joke about cats.",
+]
+QUESTION = "Where does my sister live?"
+
+
+class ScriptedChatLLM(MockLLM):
+    """A MockLLM that replies from a script and keeps every list of messages it was sent."""
+
+    replies: list[str] = Field(default_factory=list)
+    seen: list[list[ChatMessage]] = Field(default_factory=list)
+
+    @llm_chat_callback()
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        self.seen.append([m.model_copy(deep=True) for m in messages])
+        reply = self.replies[len(self.seen) - 1] if len(self.seen) <= len(self.replies) else "Ok."
+        return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=reply))
+
+
+@pytest.fixture
+def mem() -> Iterator[CognitiveMemory]:
+    memory = CognitiveMemory(embedder=HashingEmbedder())
+    yield memory
+    memory.close()
+
+
+def small_memory(blocks: list[Any], session_id: str = "chat-1") -> Memory:
+    """A Memory whose short-term queue holds ~40 tokens, so early turns are flushed soon."""
+    return Memory.from_defaults(
+        session_id=session_id,
+        memory_blocks=blocks,
+        token_limit=80,
+        chat_history_token_ratio=0.5,
+        token_flush_size=20,
+    )
+
+
+def system_text(messages: list[ChatMessage]) -> str:
+    return "\n".join(m.content or "" for m in messages if m.role == MessageRole.SYSTEM)
+
+
+def chat_through(memory: Memory, llm: ScriptedChatLLM, clock: dict[str, datetime]) -> None:
+    engine = SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+    for message in [FACT, *SMALL_TALK, QUESTION]:
+        engine.chat(message)
+        clock["now"] += timedelta(hours=1)
+
+
+# ---------------------------------------------------------------------------- in Memory
+def test_an_early_flushed_fact_reaches_a_chat_engines_prompt(mem: CognitiveMemory) -> None:
+    clock = {"now": NOW}
+    block = CognitiveMemoryBlock(memory=mem, namespace="ana", now=lambda: clock["now"])
+    memory = small_memory([block])
+    replies = [
+        "Lovely, piano is a great instrument.",
+        "It is sunny.",
+        "Whales are huge.",
+        "Pasta sounds good.",
+        "Why was the cat on the computer? To keep an eye on the mouse.",
+        "In Lisbon.",
+    ]
+    llm = ScriptedChatLLM(max_tokens=None)
+    llm.replies = replies
+    chat_through(memory, llm, clock)
+
+    # The fact left the short-term queue: it was flushed to the block...
+    active = [m.content for m in memory.get_all(status=MessageStatus.ACTIVE)]
+    archived = [m.content for m in memory.get_all(status=MessageStatus.ARCHIVED)]
+    assert FACT not in active and FACT in archived
+    stored = {m.text: m for m in mem.memories(namespace="ana")}
+    assert f"user: {FACT}" in stored
+    assert f"assistant: {replies[0]}" in stored
+    kept = stored[f"user: {FACT}"]
+    assert kept.memory_type == "episodic"
+    assert dict(kept.metadata) == {"role": "user", "session_id": "chat-1"}
+    assert kept.session_ids == ("chat-1",)
+    # ...and came back, in the system message of the prompt that answered the question.
+    last = llm.seen[-1]
+    assert last[-1].content == QUESTION
+    assert FACT not in [m.content for m in last if m.role != MessageRole.SYSTEM]
+    system = system_text(last)
+    assert "<long_term_memory>" in system
+    assert f"- [episodic] user: {FACT}" in system
+
+
+def test_without_the_block_the_flushed_fact_is_gone(mem: CognitiveMemory) -> None:
+    """The control: the same conversation and Memory, no block; the fact never returns."""
+    llm = ScriptedChatLLM(max_tokens=None)
+    chat_through(small_memory([]), llm, {"now": NOW})
+    assert all("Clara" not in (m.content or "") for m in llm.seen[-1])
+
+
+# The agent workflow inspects pydantic objects and trips pydantic's deprecation warnings (its
+# own, with or without this block).
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_an_early_flushed_fact_reaches_a_function_agents_llm(mem: CognitiveMemory) -> None:
+    seen: list[list[ChatMessage]] = []
+
+    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
+        seen.append(list(messages))
+        return ChatMessage(role=MessageRole.ASSISTANT, content=f"Noted ({len(seen)}).")
+
+    block = CognitiveMemoryBlock(memory=mem, now=NOW)
+    memory = small_memory([block], session_id="agent-1")
+    agent = FunctionAgent(
+        llm=MockFunctionCallingLLM(response_generator=respond), tools=[], streaming=False
+    )
+
+    async def converse() -> None:
+        for message in [FACT, *SMALL_TALK, QUESTION]:
+            await agent.run(message, memory=memory)
+
+    asyncio.run(converse())
+    assert f"user: {FACT}" in {m.text for m in mem.memories()}
+    last = seen[-1]
+    assert last[-1].content == QUESTION
+    assert f"user: {FACT}" in system_text(last)
+    assert FACT not in [m.content for m in last if m.role != MessageRole.SYSTEM]
+
+
+# ---------------------------------------------------------------------------- reading
+def fill(mem: CognitiveMemory, namespace: str = "default") -> None:
+    mem.add_many(
+        [
+            {
+                "text": "user: Clara plays the piano every Sunday at the old church by the "
+                "harbour with her friends from the choir",
+                "created_at": NOW - timedelta(days=5),
+                "namespace": namespace,
+            },
+            {
+                "text": "user: Clara teaches piano",
+                "created_at": NOW - timedelta(days=4),
+                "namespace": namespace,
+            },
+            {
+                "text": "user: The piano needs tuning",
+                "created_at": NOW - timedelta(days=3),
+                "namespace": namespace,
+            },
+            {
+                "text": "user: Lunch was pasta",
+                "created_at": NOW - timedelta(days=2),
+                "namespace": namespace,
+            },
+        ],
+        now=NOW,
+    )
+
+
+def read(block: CognitiveMemoryBlock, *texts: str, **kwargs: Any) -> str:
+    messages = [ChatMessage(role=MessageRole.USER, content=t) for t in texts]
+    content = asyncio.run(block.aget(messages, **kwargs))
+    assert isinstance(content, str)
+    return content
+
+
+def test_reads_the_relevant_memories_best_first_rendered(mem: CognitiveMemory) -> None:
+    fill(mem)
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)
+    content = read(block, "Clara piano church choir")
+    ranked = mem.search("Clara piano church choir", now=NOW, reinforce=False, top_k=5)
+    assert content.splitlines() == [render([r], NOW) for r in ranked]
+    assert content.splitlines()[0].startswith("- [episodic] user: Clara plays the piano")
+    assert content.splitlines()[0].endswith("(confidence 0.8, age 5d)")
+
+
+def test_stays_within_its_token_budget_skipping_what_does_not_fit(
+    mem: CognitiveMemory,
+) -> None:
+    fill(mem)
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, token_budget=30)
+    content = read(block, "Clara piano church choir")
+    assert len(block.tokenizer_fn(content)) <= 30
+    # The best memory (39 tokens rendered) does not fit; the next one is tried and does.
+    assert content == "- [episodic] user: Clara teaches piano (confidence 0.8, age 4d)"
+    words = CognitiveMemoryBlock(
+        memory=mem, now=NOW, reinforce=False, token_budget=21, tokenizer_fn=str.split
+    )
+    lines = read(words, "Clara piano church choir").splitlines()
+    assert sum(len(line.split()) for line in lines) <= 21
+    assert lines == [  # 10 and 11 words; the best memory is 25
+        "- [episodic] user: Clara teaches piano (confidence 0.8, age 4d)",
+        "- [episodic] user: The piano needs tuning (confidence 0.8, age 3d)",
+    ]
+
+
+def test_each_line_is_one_memory(mem: CognitiveMemory) -> None:
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, tokenizer_fn=str.split)
+    two_blocks = ChatMessage(
+        role=MessageRole.USER,
+        blocks=[TextBlock(text="Shopping list:"), TextBlock(text="eggs, flour, basil")],
+    )
+    asyncio.run(block.aput([two_blocks]))
+    assert [m.text for m in mem.memories()] == ["user: Shopping list:\neggs, flour, basil"]
+    content = read(block, "shopping list")
+    assert (
+        content == "- [episodic] user: Shopping list: eggs, flour, basil (confidence 0.8, age now)"
+    )
+    assert asyncio.run(_truncate(block, content, 1)) is None  # one memory, dropped whole
+
+
+def test_the_query_is_the_latest_messages(mem: CognitiveMemory) -> None:
+    fill(mem)
+    messages = [
+        ChatMessage(role=MessageRole.SYSTEM, content="Clara Clara Clara"),
+        ChatMessage(role=MessageRole.USER, content="What did I have for lunch?"),
+        ChatMessage(role=MessageRole.ASSISTANT, content="Let me check."),
+        ChatMessage(role=MessageRole.USER, content="Was it pasta?"),
+    ]
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, similarity_top_k=1)
+    assert "Lunch was pasta" in asyncio.run(block.aget(messages))
+    only_system = [messages[0]]
+    assert asyncio.run(block.aget(only_system)) == ""
+    assert asyncio.run(block.aget([])) == ""
+    assert asyncio.run(block.aget(None)) == ""
+
+
+def test_recall_reinforces_the_memories_it_returns(mem: CognitiveMemory) -> None:
+    fill(mem)
+    later = NOW + timedelta(days=2)
+    read(CognitiveMemoryBlock(memory=mem, now=later, reinforce=False), "Clara piano")
+    assert all(m.access_count == 0 for m in mem.memories())
+    read(CognitiveMemoryBlock(memory=mem, now=later, similarity_top_k=1), "Clara teaches piano")
+    touched = [m for m in mem.memories() if m.access_count]
+    assert [m.text for m in touched] == ["user: Clara teaches piano"]
+    assert touched[0].last_accessed_at == later
+
+
+def test_recall_spans_sessions_unless_session_only(mem: CognitiveMemory) -> None:
+    old = CognitiveMemoryBlock(memory=mem, now=NOW, session_id="monday")
+    asyncio.run(old.aput([ChatMessage(role=MessageRole.USER, content=FACT)]))
+    anywhere = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)
+    assert "Clara" in read(anywhere, QUESTION, session_id="friday")
+    here = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=True)
+    assert read(here, QUESTION, session_id="friday") == ""
+    assert "Clara" in read(here, QUESTION, session_id="monday")
+    with pytest.raises(InvalidInputError, match="session_only"):
+        read(here, QUESTION)
+
+
+def test_filters_and_namespaces_narrow_recall(mem: CognitiveMemory) -> None:
+    fill(mem, namespace="ana")
+    mem.add("user: Clara moved to Porto", namespace="ana", metadata={"role": "assistant"}, now=NOW)
+    assert read(CognitiveMemoryBlock(memory=mem, now=NOW), "Clara") == ""  # other namespace
+    only_ai = CognitiveMemoryBlock(
+        memory=mem,
+        namespace="ana",
+        now=NOW,
+        reinforce=False,
+        filters=MetadataFilters(filters=[MetadataFilter(key="role", value="assistant")]),
+    )
+    assert read(only_ai, "Clara").splitlines() == [
+        "- [episodic] user: Clara moved to Porto (confidence 0.8, age now)"
+    ]
+    with pytest.raises(UnsupportedFilterError):
+        CognitiveMemoryBlock(
+            memory=mem,
+            filters=MetadataFilters(
+                filters=[MetadataFilter(key="role", value=["a"], operator=FilterOperator.ANY)]
+            ),
+        )
+    with pytest.raises(InvalidInputError, match="session_only"):
+        CognitiveMemoryBlock(memory=mem, session_only=True, filters={"session_id": "x"})
+
+
+async def _truncate(block: CognitiveMemoryBlock, content: str, tokens: int) -> str | None:
+    return await block.atruncate(content, tokens)
+
+
+def test_truncation_drops_the_least_relevant_lines_first(mem: CognitiveMemory) -> None:
+    block = CognitiveMemoryBlock(memory=mem, tokenizer_fn=str.split)
+    content = "- best one\n- second one\n- third one"
+    assert asyncio.run(_truncate(block, content, 1)) == "- best one\n- second one"
+    assert asyncio.run(_truncate(block, content, 4)) == "- best one"
+    assert asyncio.run(_truncate(block, content, 99)) is None
+
+
+def test_memory_truncates_a_block_with_a_priority(mem: CognitiveMemory) -> None:
+    fill(mem)
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, priority=1)
+    memory = Memory.from_defaults(
+        session_id="s", memory_blocks=[block], token_limit=60, chat_history_token_ratio=0.9
+    )
+    memory.put(ChatMessage(role=MessageRole.USER, content="Clara piano church choir"))
+    system = system_text(memory.get())
+    full = read(block, "Clara piano church choir")
+    assert system and len(full.splitlines()) > len(
+        [line for line in system.splitlines() if line.startswith("- [")]
+    )
+    assert "Clara plays the piano" in system  # the best memory is the one kept
+
+
+# ---------------------------------------------------------------------------- writing
+def test_stores_user_and_assistant_text_one_memory_per_message(mem: CognitiveMemory) -> None:
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, session_id="fallback", importance=0.8)
+    messages = [
+        ChatMessage(role=MessageRole.SYSTEM, content="You are helpful."),
+        ChatMessage(
+            role=MessageRole.USER,
+            content="I moved to Porto.",
+            additional_kwargs={"session_id": "s-7"},
+        ),
+        ChatMessage(role=MessageRole.ASSISTANT, content="Noted, Porto."),
+        ChatMessage(role=MessageRole.TOOL, content='{"weather": "sunny"}'),
+        ChatMessage(role=MessageRole.ASSISTANT, content="   "),
+    ]
+    asyncio.run(block.aput(messages))
+    stored = sorted(mem.memories(), key=lambda m: m.text)
+    assert [m.text for m in stored] == ["assistant: Noted, Porto.", "user: I moved to Porto."]
+    assistant, user = stored
+    assert user.metadata["session_id"] == "s-7" and user.session_ids == ("s-7",)
+    assert assistant.metadata["session_id"] == "fallback"
+    assert {m.importance for m in stored} == {0.8}
+    assert {m.created_at for m in stored} == {NOW}
+    assert messages[1].additional_kwargs == {"session_id": "s-7"}  # not modified
+
+    tools_too = CognitiveMemoryBlock(memory=mem, now=NOW, roles=("tool",), namespace="t")
+    asyncio.run(tools_too.aput(messages))
+    assert [m.text for m in mem.memories(namespace="t")] == ['tool: {"weather": "sunny"}']
+    asyncio.run(tools_too.aput([]))
+    assert len(mem.memories(namespace="t")) == 1
+
+
+def test_ignores_short_term_puts_when_told_to(mem: CognitiveMemory) -> None:
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, accept_short_term_memory=False)
+    memory = small_memory([block])
+    for text in [FACT, *SMALL_TALK]:
+        memory.put(ChatMessage(role=MessageRole.USER, content=text))
+    assert FACT in [m.content for m in memory.get_all(status=MessageStatus.ARCHIVED)]
+    assert len(mem) == 0
+
+
+def test_bad_configuration_is_refused(mem: CognitiveMemory) -> None:
+    with pytest.raises(ValueError, match="similarity_top_k"):
+        CognitiveMemoryBlock(memory=mem, similarity_top_k=0)
+    with pytest.raises(ValueError, match="memory"):
+        CognitiveMemoryBlock(memory="not a memory")
+    with pytest.raises(ValueError, match="memory_type"):
+        CognitiveMemoryBlock(memory=mem, memory_type="fact")
+    with pytest.raises(InvalidInputError, match="naive"):
+        CognitiveMemoryBlock(memory=mem, now=datetime(2026, 6, 1))
