@@ -3,6 +3,7 @@ for the real model)."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from cogmem import (
     MemoryInput,
     MemoryNotFoundError,
 )
+from cogmem.store import from_chroma
 from cogmem.testing import HashingEmbedder
 from tests.conftest import NOW
 
@@ -450,9 +452,8 @@ def test_constructor_errors(tmp_path: Path, embedder: HashingEmbedder) -> None:
 def raw_access_count(mem: CognitiveMemory, memory_id: str) -> int:
     store = mem._store("default")
     assert store is not None
-    return int(
-        store.collection.get(ids=[memory_id], include=["metadatas"])["metadatas"][0]["access_count"]
-    )
+    got = store.collection.get(ids=[memory_id], include=["documents", "metadatas"])
+    return from_chroma(memory_id, got["documents"][0], got["metadatas"][0]).access_count
 
 
 def test_reinforcement_is_written_behind_and_kept_on_close(
@@ -508,3 +509,24 @@ def test_list_reinforce_and_clear(mem: CognitiveMemory) -> None:
     mem.flush()
     assert snapshot(mem) != before
     assert mem.clear() == 2 and mem.memories() == [] and mem.count("other") == 1
+
+
+def test_async_twins_do_what_their_sync_methods_do(mem: CognitiveMemory) -> None:
+    async def scenario() -> None:
+        first = await mem.aadd("The launch moved to Friday", now=NOW, memory_type="semantic")
+        more = await mem.aadd_many(["Budget is ten thousand", "Lunch at noon"], now=NOW)
+        found = await asyncio.gather(
+            mem.asearch("launch Friday", top_k=1, now=NOW, reinforce=False),
+            mem.asearch("budget", top_k=1, now=NOW, reinforce=False),
+        )
+        assert [r[0].memory.id for r in found] == [first, more[0]]
+        (again,) = await mem.areinforce([first], now=NOW + timedelta(days=2))
+        assert again.access_count == 1
+        assert (await mem.aget(first)).access_count == 1
+        await mem.adelete(more[1])
+        with pytest.raises(MemoryNotFoundError):
+            await mem.aget(more[1])
+        with pytest.raises(InvalidInputError, match="query"):
+            await mem.asearch("   ", now=NOW)
+
+    asyncio.run(scenario())

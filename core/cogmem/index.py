@@ -5,9 +5,10 @@ exists because reading ~100 records back from Chroma costs more than a whole sea
 (Chroma is fast at nearest-neighbour ids, slow at returning metadata), so a search reads
 Chroma's ANN index for ids and distances and everything else from here.
 
-* ``records``: every memory of the namespace as a :class:`~cogmem.records.MemoryRecord`.
+* ``records``: every memory of the namespace, a :class:`~cogmem.table.RecordTable` (held as
+  columns; a :class:`~cogmem.records.MemoryRecord` is built when one is looked up).
 * ``bm25``: the incremental BM25 index of their texts.
-* the timeline: ``(created_at, seq, id)`` in order, for temporal-context lookups.
+* the timeline: the rows in ``(created_at, seq)`` order, for temporal-context lookups.
 
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
 *generation* it reflects. cogmem bumps the generation kept in the Chroma collection's metadata
@@ -23,29 +24,21 @@ import bisect
 import os
 import pickle
 import tempfile
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .errors import StoreError
 from .lexical import BM25Index, Tokenizer
 from .records import MemoryRecord
-from .store import from_chroma, to_metadata
+from .table import EPISODIC_CODE, RecordTable
 
-__all__ = ["NamespaceIndex", "TimelineEntry"]
+__all__ = ["NamespaceIndex"]
 
-_FORMAT = 2
-
-
-@dataclass(frozen=True, order=True, slots=True)
-class TimelineEntry:
-    """A memory's place in time: sort key ``(created_at, seq, id)``."""
-
-    created_at: float
-    seq: int
-    id: str
-    episodic: bool
+_FORMAT = 3
 
 
 class NamespaceIndex:
@@ -54,14 +47,23 @@ class NamespaceIndex:
     Args:
         bm25: An empty (or loaded) BM25 index.
         tokenizer: Turns texts into BM25 tokens.
+        namespace: The namespace indexed.
+        records: Its records, when loaded (default: none yet).
     """
 
-    def __init__(self, bm25: BM25Index, tokenizer: Tokenizer) -> None:
+    def __init__(
+        self,
+        bm25: BM25Index,
+        tokenizer: Tokenizer,
+        namespace: str = "default",
+        records: RecordTable | None = None,
+    ) -> None:
         self.bm25 = bm25
         self.tokenizer = tokenizer
-        self.records: dict[str, MemoryRecord] = {}
-        self.seqs: dict[str, int] = {}
-        self._timeline: list[TimelineEntry] = []
+        self.records = RecordTable(namespace) if records is None else records
+        self._timeline = array("q")
+        if len(self.records):
+            self._rebuild_timeline()
 
     def __len__(self) -> int:
         return len(self.records)
@@ -78,72 +80,94 @@ class NamespaceIndex:
         """Index new memories (their ids must not be held)."""
         tokens = self.tokenizer.tokenize_many(r.text for r in records)
         self.bm25.add_many((r.id, t) for r, t in zip(records, tokens))
-        entries = []
-        for record, seq in zip(records, seqs):
-            self.records[record.id] = record
-            self.seqs[record.id] = seq
-            entries.append(_entry(record, seq))
-        self._insert(entries)
+        rows = [self.records.put(record, seq) for record, seq in zip(records, seqs)]
+        self._insert(rows)
 
     def update(self, records: Iterable[MemoryRecord]) -> None:
-        """Replace the mutable fields of held memories (text and creation never change)."""
+        """Replace the mutable fields of held memories (text, creation and seq never change;
+        unknown ids are ignored)."""
         for record in records:
-            old = self.records.get(record.id)
-            if old is None:
-                continue
-            self.records[record.id] = record
-            if (old.memory_type == "episodic") != (record.memory_type == "episodic"):
-                self._remove_entries([old])
-                self._insert([_entry(record, self.seqs[record.id])])
+            if record.id in self.records:
+                self.records.put(record)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Forget memories (unknown ids are ignored)."""
-        gone = [self.records[i] for i in ids if i in self.records]
+        gone = [i for i in ids if i in self.records]
         if not gone:
             return
-        self.bm25.remove_many(r.id for r in gone)
-        self._remove_entries(gone)
-        for record in gone:
-            del self.records[record.id]
-            del self.seqs[record.id]
+        self.bm25.remove_many(gone)
+        if len(gone) == 1:
+            at = self._position(self.records.row(gone[0]))
+            del self._timeline[at]
+            self.records.remove(gone)
+        else:
+            self.records.remove(gone)
+            live = self.records.column("status") != 255
+            self._timeline = array("q", (r for r in self._timeline if live[r]))
+        if self.records.holes() > max(1024, len(self.records) // 4):
+            remap = self.records.compact()
+            self._timeline = array("q", remap[np.frombuffer(self._timeline, np.int64)].tolist())
 
-    def _insert(self, entries: list[TimelineEntry]) -> None:
-        new = sorted(entries)
-        if len(new) == 1:
-            bisect.insort(self._timeline, new[0])
-        elif not self._timeline or (new and new[0] >= self._timeline[-1]):
+    def _key(self, row: int) -> tuple[float, int]:
+        return (float(self._created[row]), int(self._seq[row]))
+
+    @property
+    def _created(self) -> np.ndarray[Any, Any]:
+        return self.records.column("created")
+
+    @property
+    def _seq(self) -> np.ndarray[Any, Any]:
+        return self.records.column("seq")
+
+    def _insert(self, rows: list[int]) -> None:
+        if not rows:
+            return
+        created, seq = self._created, self._seq
+        new = sorted(rows, key=lambda r: (created[r], seq[r]))
+        if not self._timeline or self._key(new[0]) >= self._key(self._timeline[-1]):
             self._timeline.extend(new)  # the usual case: memories arrive in time order
+        elif len(new) < 64:
+            for row in new:
+                at = bisect.bisect_right(self._timeline, self._key(row), key=self._key)
+                self._timeline.insert(at, row)
         else:
             self._timeline.extend(new)
-            self._timeline.sort()  # Timsort merges the two sorted runs in linear time
+            self._rebuild_timeline()
 
-    def _remove_entries(self, records: Iterable[MemoryRecord]) -> None:
-        for record in records:
-            entry = _entry(record, self.seqs[record.id])
-            at = bisect.bisect_left(self._timeline, entry)
-            if at < len(self._timeline) and self._timeline[at].id == record.id:
-                del self._timeline[at]
+    def _rebuild_timeline(self) -> None:
+        live = np.flatnonzero(self.records.column("status") != 255)
+        order = np.lexsort((self._seq[live], self._created[live]))
+        self._timeline = array("q", live[order].tolist())
+
+    def _position(self, row: int) -> int:
+        """Where ``row`` sits on the timeline."""
+        at = bisect.bisect_left(self._timeline, self._key(row), key=self._key)
+        while self._timeline[at] != row:  # equal keys (same time and seq): look along them
+            at += 1
+        return at
 
     # ------------------------------------------------------------------ reads
     def neighbours(self, memory_id: str, span: int, window_seconds: float) -> list[str]:
         """Episodes within ``span`` places of ``memory_id`` on the timeline and
         ``window_seconds`` of it in time (itself excluded), nearest first."""
-        record = self.records.get(memory_id)
-        if record is None or span <= 0:
+        if memory_id not in self.records or span <= 0:
             return []
-        entry = _entry(record, self.seqs[memory_id])
-        at = bisect.bisect_left(self._timeline, entry)
+        row = self.records.row(memory_id)
+        at = self._position(row)
+        created = self._created
+        kinds = self.records.column("kind")
+        when = float(created[row])
         out: list[tuple[int, str]] = []
         for step in (-1, 1):
             moved = 0
             j = at + step
             while 0 <= j < len(self._timeline) and moved < span:
                 other = self._timeline[j]
-                if abs(other.created_at - entry.created_at) > window_seconds:
+                if abs(float(created[other]) - when) > window_seconds:
                     break
                 moved += 1
-                if other.episodic:
-                    out.append((moved, other.id))
+                if kinds[other] == EPISODIC_CODE:
+                    out.append((moved, self.records.id_at(other)))
                 j += step
         return [i for _, i in sorted(out)]
 
@@ -157,8 +181,7 @@ class NamespaceIndex:
         BM25 entries are kept for ids present on both sides (their text cannot have changed);
         the rest are added or removed.
         """
-        present = set(self.records)
-        self.remove(present - set(stored))
+        self.remove([i for i in self.records if i not in stored])
         missing = [i for i in stored if i not in self.records]
         self.update(stored[i][0] for i in stored if i in self.records)
         if missing:
@@ -169,13 +192,14 @@ class NamespaceIndex:
         """Write ``<stem>.bm25.npz`` and ``<stem>.records.pkl`` atomically."""
         folder.mkdir(parents=True, exist_ok=True)
         self.bm25.save(folder / f"{stem}.bm25.npz")
+        if self.records.holes():
+            remap = self.records.compact()
+            self._timeline = array("q", remap[np.frombuffer(self._timeline, np.int64)].tolist())
         payload = {
             "format": _FORMAT,
             "generation": generation,
             "tokenizer": _tokenizer_key(self.tokenizer),
-            "rows": [
-                (r.id, r.text, to_metadata(r, self.seqs[r.id])) for r in self.records.values()
-            ],
+            "records": self.records.to_state(),
         }
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
@@ -202,29 +226,15 @@ class NamespaceIndex:
                 raise StoreError(f"{path}: unknown format")
             if payload.get("tokenizer") != _tokenizer_key(tokenizer):
                 raise StoreError(f"{path}: written with another tokenizer")
-            rows = payload["rows"]
+            records = RecordTable.from_state(payload["records"])
             generation = int(payload["generation"])
         except StoreError:
             raise
         except Exception as exc:  # pickle raises many types on a damaged file
             raise StoreError(f"{path}: unreadable ({exc})") from exc
-        index = cls(bm25, tokenizer)
-        entries = []
-        for memory_id, text, meta in rows:
-            record = from_chroma(memory_id, text, meta)
-            index.records[memory_id] = record
-            index.seqs[memory_id] = int(meta["seq"])
-            entries.append(_entry(record, index.seqs[memory_id]))
-        index._timeline = sorted(entries)
-        if set(index.records) != bm25.ids():
+        if len(records) != len(bm25) or set(records) != bm25.ids():
             raise StoreError(f"{path}: records and BM25 index hold different memories")
-        return index, generation
-
-
-def _entry(record: MemoryRecord, seq: int) -> TimelineEntry:
-    return TimelineEntry(
-        record.created_at.timestamp(), seq, record.id, record.memory_type == "episodic"
-    )
+        return cls(bm25, tokenizer, records.namespace, records), generation
 
 
 def _tokenizer_key(tokenizer: Tokenizer) -> str:

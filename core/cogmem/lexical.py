@@ -65,7 +65,7 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress, islice, pairwise
+from itertools import compress, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -578,7 +578,12 @@ class BM25Index:
         old_terms = len(vocab)
         setdefault = vocab.setdefault
         tids_list = [setdefault(term, len(vocab)) for term in terms]
-        new_keys = list(islice(vocab, old_terms, None))
+        # The new terms, found from this batch (not by walking the whole vocabulary).
+        new_keys = (
+            list(dict.fromkeys(t for t, i in zip(terms, tids_list) if i >= old_terms))
+            if len(vocab) > old_terms
+            else []
+        )
         bad = [type(t).__name__ for t in new_keys if not isinstance(t, str)]
         if bad:
             for term in new_keys:
@@ -947,7 +952,7 @@ class BM25Index:
     def score(self, query_tokens: Sequence[str], doc_ids: Iterable[str]) -> dict[str, float]:
         """Scores of specific documents (0.0 for those holding no query term).
 
-        Costs O(|query| · log(postings)) per document, for explanations.
+        Costs O(|query| · log(postings)) per document (one vectorised search per term).
 
         Args:
             query_tokens: The query's tokens.
@@ -986,21 +991,25 @@ class BM25Index:
                 terms.append(None)
             else:
                 terms.append((self._idf(d, n, floor), self._post[tid][: self._plen[tid]]))
-        result: dict[str, float] = {}
-        for doc_id, slot in zip(wanted, slots, strict=True):
-            dl = int(self._dl[slot])
-            total = 0.0
-            for term in terms:
-                if term is None:
-                    continue
-                idf, rows = term
-                column = rows[:, 0]
-                j = int(np.searchsorted(column, slot))
-                if j < column.shape[0] and int(column[j]) == slot:
-                    tf = int(rows[j, 1])
-                    total += idf * (tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)))
-            result[doc_id] = total
-        return result
+        at = np.asarray(slots, dtype=np.int64)
+        # Same operations, in the same order, as the per-document formula (and rank_bm25).
+        norm = (
+            k1 * (1 - b + b * self._dl[at].astype(np.float64) / avgdl)
+            if avgdl > 0
+            else np.zeros(at.shape[0], dtype=np.float64)  # no document has a term
+        )
+        total = np.zeros(at.shape[0], dtype=np.float64)
+        for term in terms:
+            if term is None or term[1].shape[0] == 0:
+                continue
+            idf, rows = term
+            column = rows[:, 0]
+            j = np.minimum(np.searchsorted(column, at), column.shape[0] - 1)
+            hit = column[j] == at
+            if hit.any():
+                tf = rows[j[hit], 1].astype(np.float64)
+                total[hit] = total[hit] + idf * (tf * (k1 + 1) / (tf + norm[hit]))
+        return dict(zip(wanted, total.tolist(), strict=True))
 
     # -- introspection -------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ temporal-context neighbours of the best episodes, scoring (:mod:`cogmem.scoring`
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
@@ -324,9 +325,12 @@ class CognitiveMemory:
         moment = _resolve_now(now)
         if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
             raise InvalidTypeError("add_many takes an iterable of memories")
-        records = [self._record(i, item, moment) for i, item in enumerate(items)]
-        if not records:
+        made = [self._record(i, item, moment) for i, item in enumerate(items)]
+        if not made:
             return []
+        records = [r for r, _ in made]
+        # Generated ids are fresh uuid4s; only the ones the caller chose can already be stored.
+        chosen = {r.id for r, given in made if given}
         keys = [(r.namespace, r.id) for r in records]
         if len(set(keys)) != len(keys):
             dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
@@ -337,8 +341,10 @@ class CognitiveMemory:
             by_namespace.setdefault(r.namespace, []).append(i)
         with self._lock:
             for namespace, rows in by_namespace.items():
-                store = self._writable(namespace)
-                taken = store.existing([records[i].id for i in rows])
+                index = self._index(namespace)
+                ids = [records[i].id for i in rows if records[i].id in chosen]
+                # The index knows this process's writes; Chroma also knows other processes'.
+                taken = {i for i in ids if i in index} or self._writable(namespace).existing(ids)
                 if taken:
                     raise DuplicateIdError(
                         f"ids already stored in namespace {namespace!r}: {sorted(taken)[:5]}; "
@@ -355,7 +361,8 @@ class CognitiveMemory:
 
     def _record(
         self, position: int, item: MemoryInput | Mapping[str, Any] | str, now: datetime
-    ) -> MemoryRecord:
+    ) -> tuple[MemoryRecord, bool]:
+        """The record an input describes, and whether its id was given (not generated)."""
         where = f"item {position}"
         if isinstance(item, str):
             item = MemoryInput(text=item)
@@ -403,7 +410,7 @@ class CognitiveMemory:
             if item.session_id is None
             else (_check_name(item.session_id, f"{where}: session_id"),)
         )
-        return MemoryRecord(
+        record = MemoryRecord(
             id=memory_id,
             text=text,
             memory_type=memory_type,
@@ -417,6 +424,7 @@ class CognitiveMemory:
             namespace=namespace,
             metadata=check_user_metadata(item.metadata),
         )
+        return record, item.id is not None
 
     def delete(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> None:
         """Forget a memory for good.
@@ -622,6 +630,39 @@ class CognitiveMemory:
                 self._remember(namespace, updated)
         return results
 
+    # ------------------------------------------------------------------ async twins
+    # Each runs its synchronous twin in a worker thread (``asyncio.to_thread``): the work is
+    # CPU-bound embedding and index reads plus Chroma calls that have no async API in-process,
+    # and the memory's lock makes concurrent calls safe. One implementation, no async copy.
+    async def aadd(self, text: str, **kwargs: Any) -> str:
+        """:meth:`add`, awaitable."""
+        return await asyncio.to_thread(self.add, text, **kwargs)
+
+    async def aadd_many(
+        self,
+        items: Iterable[MemoryInput | Mapping[str, Any] | str],
+        *,
+        now: datetime | None = None,
+    ) -> list[str]:
+        """:meth:`add_many`, awaitable."""
+        return await asyncio.to_thread(self.add_many, items, now=now)
+
+    async def asearch(self, query: str, **kwargs: Any) -> list[SearchResult]:
+        """:meth:`search`, awaitable."""
+        return await asyncio.to_thread(self.search, query, **kwargs)
+
+    async def aget(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> MemoryRecord:
+        """:meth:`get`, awaitable."""
+        return await asyncio.to_thread(self.get, id, namespace=namespace)
+
+    async def adelete(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> None:
+        """:meth:`delete`, awaitable."""
+        await asyncio.to_thread(self.delete, id, namespace=namespace)
+
+    async def areinforce(self, ids: Sequence[str], **kwargs: Any) -> list[MemoryRecord]:
+        """:meth:`reinforce`, awaitable."""
+        return await asyncio.to_thread(self.reinforce, ids, **kwargs)
+
     # ------------------------------------------------------------------ internals
     def _candidates(
         self,
@@ -636,31 +677,42 @@ class CognitiveMemory:
         """The dense and lexical lists under one filter, each up to ``k_dense``/``k_sparse``.
 
         Chroma is asked for ids and distances only (records come from the in-memory index),
-        unfiltered: a filtered vector query is a scan there. Only when the filter leaves the
-        dense list short while the namespace has more does Chroma run the filtered query.
+        unfiltered (a filtered vector query is a scan there), and filtered here; when the filter
+        leaves fewer than ``k_dense``, four times as many are asked for, and only if that is
+        still short does Chroma run the filtered query.
         """
         cfg = self.config
         records = index.records
         size = len(records)
         if size == 0:
             return []
+        kept: dict[str, MemoryRecord | None] = {}  # records are built from columns: once each
+
+        def passing(memory_id: str) -> MemoryRecord | None:
+            """The record of ``memory_id`` if it is held and passes the filter."""
+            if memory_id not in kept:
+                record = records.get(memory_id)
+                kept[memory_id] = record if record is not None and allowed(record) else None
+            return kept[memory_id]
+
         dense: list[tuple[str, float]] = []
         if mode in ("dense", "hybrid"):
-            dense = store.nearest(query_vector, min(size, cfg.k_dense))
-            dense = [(i, c) for i, c in dense if i in records and allowed(records[i])]
-            if len(dense) < min(size, cfg.k_dense) and any(
-                not allowed(r) for r in records.values()
-            ):
+            want = min(size, cfg.k_dense)
+            for n in (want, min(size, 4 * want)):
+                nearest = store.nearest(query_vector, n)
+                dense = [(i, c) for i, c in nearest if passing(i)]
+                if len(dense) >= want or len(nearest) == size:
+                    break
+            if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
                 dense = [
-                    (i, c)
-                    for i, c in store.nearest(query_vector, min(size, cfg.k_dense), where)
-                    if i in records
+                    (i, c) for i, c in store.nearest(query_vector, want, where) if i in records
                 ]
+            dense = dense[:want]
         tokens = index.tokenizer(query)
         lexical: list[tuple[str, float]] = []
         if mode in ("lexical", "hybrid"):
             for chunk in index.bm25.ranked(tokens, chunk_size=cfg.k_sparse):
-                lexical += [(i, s) for i, s in chunk if i in records and allowed(records[i])]
+                lexical += [(i, s) for i, s in chunk if passing(i)]
                 if len(lexical) >= cfg.k_sparse:
                     break
             lexical = lexical[: cfg.k_sparse]
@@ -668,7 +720,8 @@ class CognitiveMemory:
         keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
         # Vectors are read only where they are used: the cosine of a lexical-only hit, and the
         # similarity between versions when facts are among the candidates.
-        facts = any(records[i].memory_type in ("semantic", "core") for i in keep)
+        chosen = {i: kept.get(i) or records[i] for i in keep}
+        facts = any(r.memory_type in ("semantic", "core") for r in chosen.values())
         vectors = store.vectors(keep if facts else [i for i in keep if i not in cosine])
         dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
         lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
@@ -685,7 +738,7 @@ class CognitiveMemory:
             cosine.update(zip(lexical_only, sims.tolist()))
         return [
             Candidate(
-                memory=records[i],
+                memory=chosen[i],
                 vector=vectors.get(i),
                 cosine=cosine[i],
                 dense_rank=dense_rank.get(i),
@@ -784,7 +837,9 @@ class CognitiveMemory:
                 index, saved = None, None
         if index is None:
             index = NamespaceIndex(
-                BM25Index(k1=cfg.bm25_k1, b=cfg.bm25_b, epsilon=cfg.bm25_epsilon), self._tokenizer
+                BM25Index(k1=cfg.bm25_k1, b=cfg.bm25_b, epsilon=cfg.bm25_epsilon),
+                self._tokenizer,
+                namespace,
             )
         if saved is None or saved != generation:
             index.replace_records(store.all_records())

@@ -1,9 +1,9 @@
 """The Chroma collection that holds every memory: the source of truth (SPEC §1).
 
 Each memory is one Chroma record: the text as the document, an explicit embedding (cogmem never
-lets Chroma embed), and flat metadata. Lists and maps are stored as JSON strings; each tag also
-gets a boolean key ``tag:<name>`` so that tag filters run inside Chroma; user metadata keys are
-prefixed ``m.``. Times are UTC epoch seconds (float).
+lets Chroma embed), and flat metadata. The fields Chroma filters on have keys of their own (each
+tag a boolean key ``tag:<name>``, each user metadata key prefixed ``m.``); the rest are packed
+into one JSON string (see :func:`to_metadata`). Times are UTC epoch seconds (float).
 
 :func:`to_metadata` and :func:`from_chroma` are pure and inverse to each other;
 :func:`build_where` turns cogmem filters into a Chroma ``where`` clause.
@@ -38,6 +38,8 @@ __all__ = [
 USER_PREFIX = "m."
 GENERATION_KEY = "cogmem_generation"
 TAG_PREFIX = "tag:"
+PACKED_KEY = "cogmem"
+_PACK_VERSION = 1
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"})
 _GET_BATCH = 5000  # Chroma caps how many ids one get may name; stay well below.
 
@@ -57,31 +59,41 @@ def _dt(value: float) -> datetime:
 def to_metadata(memory: MemoryRecord, seq: int | None = None) -> dict[str, Any]:
     """The flat Chroma metadata of ``memory``.
 
-    ``seq`` (an insertion stamp that orders memories formed at the same time) is written once,
-    on add; updates leave it out and Chroma keeps the stored value.
+    Only what Chroma filters on gets a key of its own (type, status, pinned, creation time,
+    one ``tag:<name>`` per tag, one ``m.<key>`` per user metadata key); every other field is
+    packed into one JSON string under ``cogmem``: Chroma writes one row per key, so fewer keys
+    make adds and reads faster. ``seq`` (an insertion stamp that orders memories formed at the
+    same time) is written once, on add; updates leave it out and Chroma keeps the stored value.
     """
+    packed: dict[str, Any] = {
+        "v": _PACK_VERSION,
+        "ns": memory.namespace,
+        "imp": float(memory.importance),
+        "conf": float(memory.confidence),
+        "stab": float(memory.stability),
+        "acc": int(memory.access_count),
+    }
+    if memory.last_accessed_at is not None:
+        packed["last"] = _ts(memory.last_accessed_at)
+    if memory.session_ids:
+        packed["sess"] = list(memory.session_ids)
+    if memory.tags:
+        packed["tags"] = list(memory.tags)
+    if memory.links:
+        packed["links"] = dict(memory.links)
+    if memory.links_updated_at is not None:
+        packed["links_at"] = _ts(memory.links_updated_at)
+    if memory.superseded_by is not None:
+        packed["sup"] = memory.superseded_by
     meta: dict[str, Any] = {
-        "namespace": memory.namespace,
         "type": memory.memory_type,
-        "importance": float(memory.importance),
-        "confidence": float(memory.confidence),
-        "stability": float(memory.stability),
-        "created_at": _ts(memory.created_at),
-        "access_count": int(memory.access_count),
-        "sessions": json.dumps(list(memory.session_ids)),
         "status": memory.status,
         "pinned": bool(memory.pinned),
-        "tags": json.dumps(list(memory.tags)),
-        "links": json.dumps(dict(memory.links), sort_keys=True),
+        "created_at": _ts(memory.created_at),
+        PACKED_KEY: json.dumps(packed, separators=(",", ":"), sort_keys=True),
     }
     if seq is not None:
         meta["seq"] = int(seq)
-    if memory.last_accessed_at is not None:
-        meta["last_accessed_at"] = _ts(memory.last_accessed_at)
-    if memory.links_updated_at is not None:
-        meta["links_updated_at"] = _ts(memory.links_updated_at)
-    if memory.superseded_by is not None:
-        meta["superseded_by"] = memory.superseded_by
     for tag in memory.tags:
         meta[TAG_PREFIX + tag] = True
     for key, value in memory.metadata.items():
@@ -96,25 +108,28 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
         StoreError: The metadata was not written by cogmem (a field is missing or malformed).
     """
     try:
-        last = meta.get("last_accessed_at")
-        links_at = meta.get("links_updated_at")
+        packed = json.loads(meta[PACKED_KEY])
+        if not isinstance(packed, dict) or packed.get("v") != _PACK_VERSION:
+            raise ValueError(f"unknown {PACKED_KEY!r} format")
+        last = packed.get("last")
+        links_at = packed.get("links_at")
         return MemoryRecord(
             id=memory_id,
             text=document,
-            namespace=str(meta["namespace"]),
+            namespace=str(packed["ns"]),
             memory_type=meta["type"],
-            importance=float(meta["importance"]),
-            confidence=float(meta["confidence"]),
-            stability=float(meta["stability"]),
+            importance=float(packed["imp"]),
+            confidence=float(packed["conf"]),
+            stability=float(packed["stab"]),
             created_at=_dt(float(meta["created_at"])),
             last_accessed_at=None if last is None else _dt(float(last)),
-            access_count=int(meta["access_count"]),
-            session_ids=tuple(json.loads(meta["sessions"])),
+            access_count=int(packed["acc"]),
+            session_ids=tuple(packed.get("sess", ())),
             status=meta["status"],
-            superseded_by=meta.get("superseded_by"),
+            superseded_by=packed.get("sup"),
             pinned=bool(meta["pinned"]),
-            tags=tuple(json.loads(meta["tags"])),
-            links={str(k): float(v) for k, v in json.loads(meta["links"]).items()},
+            tags=tuple(packed.get("tags", ())),
+            links={str(k): float(v) for k, v in packed.get("links", {}).items()},
             links_updated_at=None if links_at is None else _dt(float(links_at)),
             metadata={
                 k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)
@@ -218,9 +233,10 @@ def _predicate(key: str, value: Any) -> Callable[[MemoryRecord], bool]:
         before = ensure_aware(value, "filters['created_before']")
         return lambda m: m.created_at <= before
     ops = value if isinstance(value, Mapping) else {"$eq": value}
-    return lambda m: (
-        key in m.metadata
-        and all(_compare(m.metadata[key], op, operand) for op, operand in ops.items())
+    # As in Chroma: a memory without the key passes ``$ne`` and ``$nin`` and fails the rest.
+    return lambda m: all(
+        _compare(m.metadata[key], op, operand) if key in m.metadata else op in ("$ne", "$nin")
+        for op, operand in ops.items()
     )
 
 

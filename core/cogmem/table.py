@@ -1,0 +1,315 @@
+"""A namespace's memories held column by column: compact in RAM, quick to save and load.
+
+One :class:`~cogmem.records.MemoryRecord` costs about a kilobyte as a Python object (a slotted
+dataclass, two datetimes, two read-only dicts, a timeline entry). Held as columns (a float or
+int per field in NumPy arrays, the texts as UTF-8 in one buffer, the rarely-set fields in a
+sparse side table) a memory costs about 150 bytes beside its text, and a whole namespace saves and
+loads as a few arrays instead of one object per memory.
+
+:class:`RecordTable` is a read-only :class:`~collections.abc.Mapping` from id to
+``MemoryRecord`` for its readers: a record is built when it is looked up, which a search does
+for its ~100 candidates, never for the whole namespace. Writers call :meth:`RecordTable.put`
+and :meth:`RecordTable.remove`.
+
+Rows are stable between writes. A removed row is left as a hole and reused by nobody; holes
+are squeezed out (:meth:`RecordTable.compact`) when they outnumber a quarter of the live rows,
+which renumbers rows, so callers that keep rows (the timeline) are told the new numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import StoreError
+from .records import MEMORY_TYPES, STATUSES, MemoryRecord, MemoryType, Status
+
+__all__ = ["RecordTable"]
+
+_NAN = float("nan")
+_DEAD = 255  # status code of a removed row
+_TYPE_CODE = {t: i for i, t in enumerate(MEMORY_TYPES)}
+_STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
+EPISODIC_CODE = _TYPE_CODE["episodic"]
+
+# name -> dtype of every numeric column; times are UTC epoch seconds, NaN for "never".
+_COLUMNS: dict[str, type[np.generic]] = {
+    "created": np.float64,
+    "accessed": np.float64,
+    "links_at": np.float64,
+    "importance": np.float64,
+    "confidence": np.float64,
+    "stability": np.float64,
+    "access_count": np.int64,
+    "seq": np.int64,
+    "text_at": np.int64,  # offset of the text's UTF-8 bytes in the text buffer
+    "text_len": np.int64,
+    "kind": np.uint8,
+    "status": np.uint8,
+    "pinned": np.bool_,
+}
+
+
+class _Extras(NamedTuple):
+    """The fields most memories leave empty, kept only for the rows that set one."""
+
+    session_ids: tuple[str, ...]
+    tags: tuple[str, ...]
+    links: dict[str, float]
+    metadata: dict[str, Any]
+    superseded_by: str | None
+    namespace: str | None  # only when it differs from the table's
+
+
+_NO_EXTRAS = _Extras((), (), {}, {}, None, None)
+
+
+def _ts(value: datetime | None) -> float:
+    return _NAN if value is None else value.timestamp()
+
+
+def _dt(value: float) -> datetime | None:
+    return None if value != value else datetime.fromtimestamp(value, tz=timezone.utc)
+
+
+class RecordTable(Mapping[str, MemoryRecord]):
+    """Every memory of one namespace, by id, stored column-wise (not thread-safe).
+
+    Args:
+        namespace: The namespace its records belong to (a record naming another one is kept
+            exactly, at a small cost).
+    """
+
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+        self._ids: list[str | None] = []
+        # Texts as UTF-8 in one buffer (a str object costs ~50 bytes beyond its characters).
+        self._text_buf = bytearray()
+        self._row_of: dict[str, int] = {}
+        self._extras: dict[int, _Extras] = {}
+        self._cols: dict[str, npt.NDArray[Any]] = {
+            name: np.zeros(16, dtype=dtype) for name, dtype in _COLUMNS.items()
+        }
+        self._rows = 0  # rows in use, holes included
+
+    # ------------------------------------------------------------------ Mapping
+    def __getitem__(self, memory_id: str) -> MemoryRecord:
+        return self.record(self._row_of[memory_id])
+
+    def __contains__(self, memory_id: object) -> bool:
+        return memory_id in self._row_of
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._row_of))
+
+    def __len__(self) -> int:
+        return len(self._row_of)
+
+    # ------------------------------------------------------------------ rows
+    def row(self, memory_id: str) -> int:
+        """The row of ``memory_id`` (``KeyError`` if absent)."""
+        return self._row_of[memory_id]
+
+    def column(self, name: str) -> npt.NDArray[Any]:
+        """A read-only view of one numeric column over every row (holes included)."""
+        view = self._cols[name][: self._rows]
+        view.flags.writeable = False
+        return view
+
+    def id_at(self, row: int) -> str:
+        """The id held in ``row`` (a live row)."""
+        memory_id = self._ids[row]
+        if memory_id is None:
+            raise KeyError(row)
+        return memory_id
+
+    def seq(self, memory_id: str) -> int:
+        """The insertion stamp of ``memory_id``."""
+        return int(self._cols["seq"][self._row_of[memory_id]])
+
+    def record(self, row: int) -> MemoryRecord:
+        """The record held in ``row`` (a live row)."""
+        c = self._cols
+        memory_id = self._ids[row]
+        if memory_id is None:
+            raise KeyError(row)
+        start = int(c["text_at"][row])
+        text = self._text_buf[start : start + int(c["text_len"][row])].decode("utf-8")
+        kind: MemoryType = MEMORY_TYPES[int(c["kind"][row])]
+        status: Status = STATUSES[int(c["status"][row])]
+        created = _dt(float(c["created"][row]))
+        if created is None:  # never: created is always set
+            raise StoreError(f"memory {memory_id!r} has no creation time")
+        extra = self._extras.get(row, _NO_EXTRAS)
+        return MemoryRecord(
+            id=memory_id,
+            text=text,
+            created_at=created,
+            memory_type=kind,
+            importance=float(c["importance"][row]),
+            confidence=float(c["confidence"][row]),
+            stability=float(c["stability"][row]),
+            last_accessed_at=_dt(float(c["accessed"][row])),
+            access_count=int(c["access_count"][row]),
+            session_ids=extra.session_ids,
+            status=status,
+            superseded_by=extra.superseded_by,
+            pinned=bool(c["pinned"][row]),
+            tags=extra.tags,
+            namespace=self.namespace if extra.namespace is None else extra.namespace,
+            links=extra.links,
+            links_updated_at=_dt(float(c["links_at"][row])),
+            metadata=extra.metadata,
+        )
+
+    # ------------------------------------------------------------------ writes
+    def put(self, record: MemoryRecord, seq: int | None = None) -> int:
+        """Store ``record``: a new id takes a new row (``seq`` required), a held one is
+        overwritten in place (its text and seq are kept). Returns the row."""
+        row = self._row_of.get(record.id)
+        if row is None:
+            if seq is None:
+                raise ValueError(f"a new memory needs its seq: {record.id!r}")
+            row = self._append(record.id, record.text)
+            self._cols["seq"][row] = seq
+        self._write(row, record)
+        return row
+
+    def _append(self, memory_id: str, text: str) -> int:
+        row = self._rows
+        if row == len(self._cols["seq"]):
+            for name, col in self._cols.items():
+                grown = np.zeros(max(16, 2 * len(col)), dtype=col.dtype)
+                grown[: len(col)] = col
+                self._cols[name] = grown
+        self._rows += 1
+        self._ids.append(memory_id)
+        encoded = text.encode("utf-8")
+        self._cols["text_at"][row] = len(self._text_buf)
+        self._cols["text_len"][row] = len(encoded)
+        self._text_buf += encoded
+        self._row_of[memory_id] = row
+        return row
+
+    def _write(self, row: int, r: MemoryRecord) -> None:
+        c = self._cols
+        c["created"][row] = r.created_at.timestamp()
+        c["accessed"][row] = _ts(r.last_accessed_at)
+        c["links_at"][row] = _ts(r.links_updated_at)
+        c["importance"][row] = r.importance
+        c["confidence"][row] = r.confidence
+        c["stability"][row] = r.stability
+        c["access_count"][row] = r.access_count
+        c["kind"][row] = _TYPE_CODE[r.memory_type]
+        c["status"][row] = _STATUS_CODE[r.status]
+        c["pinned"][row] = r.pinned
+        namespace = None if r.namespace == self.namespace else r.namespace
+        if (
+            r.session_ids
+            or r.tags
+            or r.links
+            or r.metadata
+            or r.superseded_by is not None
+            or namespace is not None
+        ):
+            self._extras[row] = _Extras(
+                tuple(r.session_ids),
+                tuple(r.tags),
+                dict(r.links),
+                dict(r.metadata),
+                r.superseded_by,
+                namespace,
+            )
+        else:
+            self._extras.pop(row, None)
+
+    def remove(self, ids: Sequence[str]) -> list[int]:
+        """Forget ``ids`` (unknown ones are ignored); returns the rows they held."""
+        rows = []
+        for memory_id in ids:
+            row = self._row_of.pop(memory_id, None)
+            if row is None:
+                continue
+            rows.append(row)
+            self._ids[row] = None
+            self._extras.pop(row, None)
+            self._cols["status"][row] = _DEAD
+        return rows
+
+    def holes(self) -> int:
+        """Rows freed by :meth:`remove` and not yet squeezed out."""
+        return self._rows - len(self._row_of)
+
+    def compact(self) -> npt.NDArray[np.int64]:
+        """Squeeze out the holes (rows and text bytes). Returns old row -> new row (-1: hole)."""
+        live = np.flatnonzero(self._cols["status"][: self._rows] != _DEAD)
+        remap = np.full(self._rows, -1, dtype=np.int64)
+        remap[live] = np.arange(len(live))
+        buf = self._text_buf
+        starts = self._cols["text_at"][live].tolist()
+        lengths = self._cols["text_len"][live]
+        self._text_buf = bytearray(
+            b"".join(buf[a : a + n] for a, n in zip(starts, lengths.tolist(), strict=True))
+        )
+        for name, col in self._cols.items():
+            fresh = np.zeros(max(16, len(live)), dtype=col.dtype)
+            fresh[: len(live)] = col[live]
+            self._cols[name] = fresh
+        self._cols["text_at"][: len(live)] = np.cumsum(lengths) - lengths
+        self._ids = [self._ids[i] for i in live.tolist()]
+        self._extras = {int(remap[row]): extra for row, extra in self._extras.items()}
+        self._row_of = {memory_id: row for row, memory_id in enumerate(self._ids) if memory_id}
+        self._rows = len(live)
+        return remap
+
+    # ------------------------------------------------------------------ persistence
+    def to_state(self) -> dict[str, Any]:
+        """Everything held, compacted, as plain lists, bytes and arrays (for pickling)."""
+        if self.holes():
+            self.compact()
+        return {
+            "namespace": self.namespace,
+            "ids": list(self._ids),
+            "text": bytes(self._text_buf),
+            "columns": {name: col[: self._rows].copy() for name, col in self._cols.items()},
+            "extras": {row: tuple(extra) for row, extra in self._extras.items()},
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> RecordTable:
+        """The table :meth:`to_state` described.
+
+        Raises:
+            StoreError: The state is inconsistent (lengths or columns differ).
+        """
+        table = cls(str(state["namespace"]))
+        ids = [str(i) for i in state["ids"]]
+        text = bytearray(state["text"])
+        columns = state["columns"]
+        n = len(ids)
+        if set(columns) != set(_COLUMNS):
+            raise StoreError("saved records: ids, texts and columns do not match")
+        for name, dtype in _COLUMNS.items():
+            col = np.asarray(columns[name], dtype=dtype)
+            if col.shape != (n,):
+                raise StoreError(f"saved records: column {name!r} has shape {col.shape}")
+            table._cols[name] = col.copy() if n else np.zeros(16, dtype=dtype)
+        if n and (
+            int(table._cols["kind"].max()) >= len(MEMORY_TYPES)
+            or int(table._cols["status"].max()) >= len(STATUSES)
+            or int((table._cols["text_at"] + table._cols["text_len"]).max()) > len(text)
+        ):
+            raise StoreError("saved records: unknown memory type or status code, or texts cut")
+        held: list[str | None] = list(ids)
+        table._ids = held
+        table._text_buf = text
+        table._row_of = {memory_id: row for row, memory_id in enumerate(ids)}
+        if len(table._row_of) != n:
+            raise StoreError("saved records: an id appears twice")
+        table._extras = {int(row): _Extras(*extra) for row, extra in state["extras"].items()}
+        table._rows = n
+        return table
