@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import math
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from cogmem import (
@@ -20,6 +22,7 @@ from cogmem import (
     InvalidTypeError,
     MemoryInput,
     MemoryNotFoundError,
+    MemoryRecord,
 )
 from cogmem.store import from_chroma
 from cogmem.testing import HashingEmbedder
@@ -530,3 +533,52 @@ def test_async_twins_do_what_their_sync_methods_do(mem: CognitiveMemory) -> None
             await mem.asearch("   ", now=NOW)
 
     asyncio.run(scenario())
+
+
+def test_restore_keeps_every_field_and_vector(embedder: HashingEmbedder) -> None:
+    source = CognitiveMemory(embedder=embedder)
+    a = source.add(
+        "launch on Friday",
+        memory_type="semantic",
+        tags=["work"],
+        now=NOW,
+        metadata={"project": "x"},
+        namespace="team",
+    )
+    b = source.add("launch moved to Monday", memory_type="semantic", now=NOW, namespace="team")
+    source.search("launch", namespace="team", now=NOW + timedelta(days=3), session_id="s9")
+    source.supersede(a, b, namespace="team")
+    originals = source.memories(namespace="team", deep_recall=True)
+    store = source._store("team")
+    assert store is not None
+    vectors = store.vectors([r.id for r in originals])
+    target = CognitiveMemory(embedder=embedder)
+    assert target.restore(originals, [vectors[r.id] for r in originals]) == [
+        r.id for r in originals
+    ]
+    assert target.memories(namespace="team", deep_recall=True) == originals
+    restored = target._store("team")
+    assert restored is not None
+    again = restored.vectors([a, b])
+    assert all(np.allclose(again[i], vectors[i]) for i in (a, b))
+    with pytest.raises(DuplicateIdError):
+        target.restore(originals[:1])
+    assert len(target.memories(namespace="team", deep_recall=True)) == 2
+
+
+def test_restore_refuses_bad_records_and_vectors_storing_nothing(
+    mem: CognitiveMemory,
+) -> None:
+    good = MemoryRecord(id="g", text="kept", created_at=NOW)
+    cases = [
+        ([good, "not a record"], None, InvalidTypeError, "record 1"),
+        ([replace(good, importance=2.0)], None, InvalidInputError, "importance"),
+        ([replace(good, status="lost")], None, InvalidInputError, "status"),
+        ([replace(good, created_at=datetime(2026, 1, 1))], None, InvalidInputError, "naive"),
+        ([good], [[0.1, 0.2], [0.3, 0.4]], InvalidInputError, "2 vectors for 1"),
+        ([good], [[math.nan] * 64], InvalidInputError, "NaN"),
+    ]
+    for records, vectors, error, message in cases:
+        with pytest.raises(error, match=message):
+            mem.restore(records, vectors)
+    assert len(mem) == 0

@@ -27,6 +27,7 @@ from .config import CognitiveMemoryConfig
 from .embedding import Embedder, MiniLMEmbedder, embed_query_vector, embed_texts
 from .errors import (
     DuplicateIdError,
+    EmbedderError,
     InvalidInputError,
     InvalidTypeError,
     MemoryNotFoundError,
@@ -37,6 +38,7 @@ from .lexical import BM25Index, Tokenizer
 from .packing import TokenCounter, char_token_count, mmr_order, pack, tiktoken_counter
 from .records import (
     MEMORY_TYPES,
+    STATUSES,
     MemoryRecord,
     SearchResult,
     check_unit_interval,
@@ -113,6 +115,53 @@ def _check_positive_int(value: object, name: str) -> int:
     if value < 1:
         raise InvalidInputError(f"{name} must be >= 1, got {value}")
     return value
+
+
+class _Given:
+    """Vectors handed in by the caller, read through the embedder checks."""
+
+    def __init__(self, vectors: object) -> None:
+        self._vectors = vectors
+
+    def __repr__(self) -> str:
+        return "given vectors"
+
+    def embed_documents(self, texts: list[str]) -> object:
+        return self._vectors
+
+    def embed_query(self, text: str) -> object:  # pragma: no cover - never queried
+        raise NotImplementedError
+
+
+def _check_record(position: int, record: object) -> MemoryRecord:
+    """Validate a record handed to :meth:`CognitiveMemory.restore`."""
+    where = f"record {position}"
+    if not isinstance(record, MemoryRecord):
+        raise InvalidTypeError(f"{where}: expected MemoryRecord, got {type(record).__name__}")
+    _check_text(record.text, f"{where}: text")
+    _check_name(record.id, f"{where}: id")
+    _check_name(record.namespace, f"{where}: namespace")
+    if record.memory_type not in MEMORY_TYPES:
+        raise InvalidInputError(f"{where}: unknown memory_type {record.memory_type!r}")
+    if record.status not in STATUSES:
+        raise InvalidInputError(f"{where}: unknown status {record.status!r}")
+    for name in ("importance", "confidence", "stability"):
+        check_unit_interval(getattr(record, name), f"{where}: {name}")
+    for name in ("created_at", "last_accessed_at", "links_updated_at"):
+        value = getattr(record, name)
+        if value is not None:
+            ensure_aware(value, f"{where}: {name}")
+    if isinstance(record.access_count, bool) or not isinstance(record.access_count, int):
+        raise InvalidTypeError(f"{where}: access_count must be an int")
+    if record.access_count < 0:
+        raise InvalidInputError(f"{where}: access_count must be >= 0")
+    for tag in record.tags:
+        _check_name(tag, f"{where}: tag")
+    for other, weight in record.links.items():
+        _check_name(other, f"{where}: link")
+        check_unit_interval(weight, f"{where}: links[{other!r}]")
+    check_user_metadata(record.metadata)
+    return record
 
 
 class CognitiveMemory:
@@ -336,6 +385,57 @@ class CognitiveMemory:
             dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
             raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
         vectors = embed_texts(self.embedder, [r.text for r in records])
+        self._write_new(records, vectors, chosen)
+        return [r.id for r in records]
+
+    def restore(
+        self,
+        records: Iterable[MemoryRecord],
+        vectors: Sequence[Sequence[float]] | FloatArray | None = None,
+    ) -> list[str]:
+        """Store memories exactly as given, every field kept (stability, access count, status,
+        links, ...): to import an export, or to move memories between stores.
+
+        Each record goes to its own ``namespace``. All are validated, and all vectors computed,
+        before anything is written: one bad record stores none.
+
+        Args:
+            records: :class:`MemoryRecord` objects (e.g. from :meth:`get` / :meth:`memories`
+                of another store, or decoded from an export).
+            vectors: Their embeddings, one per record (e.g. exported with them); default:
+                embedded now from their texts.
+
+        Returns:
+            The ids, in order.
+
+        Raises:
+            InvalidTypeError / InvalidInputError: A record or vector is malformed (named).
+            DuplicateIdError: An id is given twice or already stored in its namespace.
+        """
+        if isinstance(records, (str, bytes, MemoryRecord)) or not isinstance(records, Iterable):
+            raise InvalidTypeError("restore takes an iterable of MemoryRecord")
+        checked = [_check_record(i, r) for i, r in enumerate(records)]
+        if not checked:
+            return []
+        keys = [(r.namespace, r.id) for r in checked]
+        if len(set(keys)) != len(keys):
+            dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
+            raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
+        if vectors is None:
+            matrix = embed_texts(self.embedder, [r.text for r in checked])
+        else:
+            try:
+                matrix = embed_texts(_Given(vectors), [r.text for r in checked])
+            except EmbedderError as exc:
+                message = str(exc).replace("given vectors returned", "vectors:")
+                raise InvalidInputError(message) from exc
+        self._write_new(checked, matrix, {r.id for r in checked})
+        return [r.id for r in checked]
+
+    def _write_new(
+        self, records: list[MemoryRecord], vectors: FloatArray, chosen: set[str]
+    ) -> None:
+        """Write new memories to Chroma, then to the index; ``chosen``: ids that may clash."""
         by_namespace: dict[str, list[int]] = {}
         for i, r in enumerate(records):
             by_namespace.setdefault(r.namespace, []).append(i)
@@ -357,7 +457,6 @@ class CognitiveMemory:
                 self._will_write(namespace)
                 seqs = store.add(part, vectors[rows])
                 index.add(part, seqs)
-        return [r.id for r in records]
 
     def _record(
         self, position: int, item: MemoryInput | Mapping[str, Any] | str, now: datetime
