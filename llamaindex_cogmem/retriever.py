@@ -32,7 +32,17 @@ DEFAULT_LLM_METADATA_KEYS: tuple[str, ...] = ("memory_type", "created_at")
 # What a search changes or carries for one query only: left out of a node's hash, so that one
 # memory found by several queries (QueryFusionRetriever) is recognised as one node.
 _PER_QUERY = frozenset(
-    {"score", "explanation", "last_accessed_at", "access_count", "stability", "session_ids"}
+    {
+        "score",
+        "explanation",
+        "last_accessed_at",
+        "access_count",
+        "stability",
+        "session_ids",
+        "links",  # co-recall strengthens links on every reinforced search
+        "links_updated_at",
+        "memory_type",  # core promotion
+    }
 )
 _MODES = ("hybrid", "dense", "lexical")
 
@@ -42,9 +52,9 @@ class MemoryNode(TextNode):
 
     It differs from a plain ``TextNode`` only in its ``hash``: the memory's id, text and stable
     metadata, without what a search changes or carries for one query (score, explanation,
-    last access, access count, stability, sessions). LlamaIndex fuses and de-duplicates results
-    by node hash (``QueryFusionRetriever``), so one memory found by several queries stays one
-    node.
+    last access, access count, stability, sessions, links, type). LlamaIndex fuses and
+    de-duplicates results by node hash (``QueryFusionRetriever``), so one memory found by
+    several queries stays one node.
     """
 
     @property

@@ -35,6 +35,7 @@ FULL = MemoryRecord(
     links={"m2": 0.4},
     links_updated_at=NOW,
     metadata={"project": "x", "n": 3, "ratio": 0.5, "ok": True},
+    contradicts=("m5",),
 )
 
 

@@ -41,6 +41,7 @@ def full_record(memory_id: str = "a") -> MemoryRecord:
         links={"c": 0.5},
         links_updated_at=T0 + timedelta(days=1),
         metadata={"source": "chat", "turn": 3, "score": 0.25, "ok": True},
+        contradicts=("d",),
     )
 
 
@@ -68,6 +69,7 @@ def test_overwriting_keeps_text_and_seq_and_clears_emptied_fields() -> None:
         links={},
         metadata={},
         superseded_by=None,
+        contradicts=(),
         status="active",
         last_accessed_at=None,
         links_updated_at=None,

@@ -122,7 +122,7 @@ class CognitiveMemoryConfig:
     stemmer_language: str = "english"
 
     # --- lifecycle (§6) ---
-    dedup_threshold: float = 0.92
+    dedup_threshold: float | None = 0.92  # None: no write-time dedup
     dedup_stability_gain: float = 0.05
     consolidation_retention_threshold: float = 0.20
     consolidation_similarity: float = 0.70
@@ -200,7 +200,6 @@ class CognitiveMemoryConfig:
             "weighted_fusion_dense_weight",
             "mmr_lambda",
             "bm25_b",
-            "dedup_threshold",
             "consolidation_retention_threshold",
             "consolidation_similarity",
             "consolidation_link_weight",
@@ -211,6 +210,8 @@ class CognitiveMemoryConfig:
             "context_spread",
         ):
             _number(self, name, low=0.0, high=1.0)
+        if self.dedup_threshold is not None:
+            _number(self, "dedup_threshold", low=0.0, high=1.0)
         for name in (
             "rrf_k",
             "k_dense",

@@ -23,7 +23,19 @@ from typing import Any
 
 import numpy as np
 
+from .associations import current_links, prune_links, spread, strengthen_links
 from .config import CognitiveMemoryConfig
+from .consolidation import (
+    ConsolidationGroup,
+    ConsolidationReport,
+    ExtractiveSummarizer,
+    MaintenanceReport,
+    Summarizer,
+    cluster,
+    summary_record,
+    superseded,
+)
+from .consolidation import candidates as consolidation_candidates
 from .embedding import Embedder, MiniLMEmbedder, embed_query_vector, embed_texts
 from .errors import (
     DuplicateIdError,
@@ -101,6 +113,18 @@ def _check_text(value: object, name: str) -> str:
     return value
 
 
+# Co-recall links grow among this many of a search's first direct results (bounds link growth).
+_CO_RECALL = 5
+# Spreading activation starts from this many of the best-matching candidates.
+_ASSOCIATION_SEEDS = 10
+# maintain(): contradiction checks per call, and how many recent memories to look around.
+_CONFLICT_PAIRS = 50
+_CONFLICT_SCAN = 1000
+_CONFLICT_COSINE = 0.85
+
+ConflictDetector = Callable[[str, str], bool]
+
+
 def _check_name(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise InvalidTypeError(f"{name} must be a str, got {type(value).__name__}")
@@ -133,6 +157,17 @@ class _Given:
         raise NotImplementedError
 
 
+def _reinforced_duplicate(
+    kept: MemoryRecord, repeat: MemoryRecord, config: CognitiveMemoryConfig
+) -> MemoryRecord:
+    """``kept`` as reinforced by a near-identical memory that will not be stored."""
+    return replace(
+        kept,
+        stability=min(1.0, kept.stability + config.dedup_stability_gain),
+        confidence=max(kept.confidence, repeat.confidence),
+    )
+
+
 def _check_record(position: int, record: object) -> MemoryRecord:
     """Validate a record handed to :meth:`CognitiveMemory.restore`."""
     where = f"record {position}"
@@ -157,6 +192,8 @@ def _check_record(position: int, record: object) -> MemoryRecord:
         raise InvalidInputError(f"{where}: access_count must be >= 0")
     for tag in record.tags:
         _check_name(tag, f"{where}: tag")
+    for other in record.contradicts:
+        _check_name(other, f"{where}: contradicts")
     for other, weight in record.links.items():
         _check_name(other, f"{where}: link")
         check_unit_interval(weight, f"{where}: links[{other!r}]")
@@ -223,6 +260,7 @@ class CognitiveMemory:
         self._saved: set[str] = set()  # namespaces whose saved index is up to date
         self._bumped: set[str] = set()  # namespaces whose generation this process has bumped
         self._pending: dict[str, dict[str, MemoryRecord]] = {}  # reinforcements not yet written
+        self._judged: set[tuple[str, str, str]] = set()  # (namespace, a, b) pairs judged
         self._lock = threading.RLock()
         self._closed = False
         self._count_tokens: TokenCounter = (
@@ -385,8 +423,80 @@ class CognitiveMemory:
             dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
             raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
         vectors = embed_texts(self.embedder, [r.text for r in records])
-        self._write_new(records, vectors, chosen)
-        return [r.id for r in records]
+        with self._lock:
+            keep, resolved = self._deduplicate(records, vectors, chosen)
+            self._write_new([records[i] for i in keep], vectors[keep], chosen)
+        return resolved
+
+    def _deduplicate(
+        self, records: list[MemoryRecord], vectors: FloatArray, chosen: set[str]
+    ) -> tuple[list[int], list[str]]:
+        """Write-time dedup (SPEC §6): which inputs to store, and the id each input resolves to.
+
+        A new memory (generated id; a caller-chosen id is always stored as itself) whose cosine
+        to an active memory of its namespace, or to an earlier input of this call, is at least
+        ``dedup_threshold`` is not stored: that memory is reinforced instead
+        (stability + ``dedup_stability_gain``, confidence = the larger) and its id returned.
+        """
+        cfg = self.config
+        ids = [r.id for r in records]
+        everything = list(range(len(records)))
+        if cfg.dedup_threshold is None or not any(i not in chosen for i in ids):
+            return everything, ids
+        threshold = cfg.dedup_threshold
+        unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        sims = unit @ unit.T
+        keep: list[int] = []
+        boosted: dict[int, MemoryRecord] = {}  # kept input -> itself, reinforced by repeats
+        for i, record in enumerate(records):
+            if record.id not in chosen:
+                same = [j for j in keep if records[j].namespace == record.namespace]
+                best = max(same, key=lambda j: sims[i, j], default=None)
+                if best is not None and sims[i, best] >= threshold:
+                    boosted[best] = _reinforced_duplicate(
+                        boosted.get(best, records[best]), record, cfg
+                    )
+                    ids[i] = records[best].id
+                    continue
+            keep.append(i)
+        for j, record in boosted.items():
+            records[j] = record
+        # Against what is stored: one batched nearest-neighbour query per namespace.
+        stored_hits: dict[str, dict[str, MemoryRecord]] = {}
+        for namespace in dict.fromkeys(records[i].namespace for i in keep):
+            rows = [i for i in keep if records[i].namespace == namespace and ids[i] not in chosen]
+            store = self._store(namespace)
+            if not rows or store is None:
+                continue
+            index = self._index(namespace)
+            if len(index) == 0:
+                continue
+            got = store._call(
+                "query",
+                query_embeddings=vectors[rows],
+                n_results=min(len(index), 5),
+                include=["distances"],
+            )
+            hits = stored_hits.setdefault(namespace, {})
+            for i, found, distances in zip(rows, got["ids"], got["distances"], strict=True):
+                for other, distance in zip(found, distances, strict=True):
+                    existing = hits.get(other) or index.records.get(other)
+                    if existing is None or existing.status != "active":
+                        continue
+                    if 1.0 - float(distance) >= threshold:
+                        hits[other] = _reinforced_duplicate(existing, records[i], cfg)
+                        ids[i] = other
+                    break  # nearest active memory only
+        keep = [i for i in keep if ids[i] == records[i].id]
+        for namespace, hits in stored_hits.items():
+            if hits:
+                self._will_write(namespace)
+                self._writable(namespace).update(list(hits.values()))
+                self._index(namespace).update(hits.values())
+                pending = self._pending.get(namespace, {})
+                for other in hits:
+                    pending.pop(other, None)
+        return keep, ids
 
     def restore(
         self,
@@ -436,6 +546,8 @@ class CognitiveMemory:
         self, records: list[MemoryRecord], vectors: FloatArray, chosen: set[str]
     ) -> None:
         """Write new memories to Chroma, then to the index; ``chosen``: ids that may clash."""
+        if not records:
+            return
         by_namespace: dict[str, list[int]] = {}
         for i, r in enumerate(records):
             by_namespace.setdefault(r.namespace, []).append(i)
@@ -562,6 +674,214 @@ class CognitiveMemory:
             self._index(namespace).update([updated])
             self._pending.get(namespace, {}).pop(old_id, None)
         return updated
+
+    def contradict(
+        self, a_id: str, b_id: str, *, namespace: str = DEFAULT_NAMESPACE
+    ) -> tuple[MemoryRecord, MemoryRecord]:
+        """Record that two memories contradict each other; returns both, updated.
+
+        Both stay searchable. When both are candidates for a query, the weaker (lower
+        confidence · R; the older on a tie) is demoted × ``contradiction_penalty`` (0.3), shown
+        as the ``contradiction`` penalty in its explanation. Recording a pair twice changes
+        nothing.
+
+        Raises:
+            MemoryNotFoundError: Either id is not stored in the namespace.
+            InvalidInputError: ``a_id == b_id``.
+        """
+        if a_id == b_id:
+            raise InvalidInputError("a memory cannot contradict itself")
+        a = self.get(a_id, namespace=namespace)
+        b = self.get(b_id, namespace=namespace)
+        changed = [
+            replace(m, contradicts=(*m.contradicts, other))
+            for m, other in ((a, b_id), (b, a_id))
+            if other not in m.contradicts
+        ]
+        if changed:
+            with self._lock:
+                self._will_write(namespace)
+                self._writable(namespace).update(changed)
+                self._index(namespace).update(changed)
+                pending = self._pending.get(namespace, {})
+                for m in changed:
+                    pending.pop(m.id, None)
+        return self.get(a_id, namespace=namespace), self.get(b_id, namespace=namespace)
+
+    def consolidate(
+        self,
+        now: datetime | None = None,
+        summarizer: Summarizer | None = None,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        dry_run: bool = False,
+        progress: bool | None = None,
+    ) -> ConsolidationReport:
+        """Merge faded, similar memories into summaries (SPEC §6; see :mod:`cogmem.consolidation`).
+
+        Candidates are active, non-core, non-pinned memories with R(now) below
+        ``consolidation_retention_threshold``; each group of 2 to ``consolidation_group_size``
+        similar ones (cosine ≥ ``consolidation_similarity``, same type) becomes one summary
+        linked to its originals, which become ``superseded`` (never deleted: ``deep_recall``
+        finds them). Summaries are written before their originals are marked, and a summary's
+        id is derived from its originals, so an interrupted run is completed by running again;
+        consolidating again at the same ``now`` changes nothing.
+
+        Args:
+            now: The time retention is computed at (default: the clock).
+            summarizer: texts -> summary text; default :class:`ExtractiveSummarizer` on this
+                memory's embedder.
+            namespace: The namespace to consolidate.
+            dry_run: Only report what would be merged.
+            progress: A progress bar over the groups (tqdm); default: on a terminal, for
+                more than 20 groups.
+
+        Returns:
+            A :class:`ConsolidationReport`.
+        """
+        moment = _resolve_now(now)
+        namespace = _check_name(namespace, "namespace")
+        if summarizer is not None and not callable(summarizer):
+            raise InvalidTypeError("summarizer must be a callable: list[str] -> str")
+        summarize = summarizer or ExtractiveSummarizer(self.embedder)
+        cfg = self.config
+        with self._lock:
+            store = self._store(namespace)
+            if store is None:
+                return ConsolidationReport(moment, namespace, 0, (), dry_run)
+            index = self._index(namespace)
+            faded = consolidation_candidates(list(index.records.values()), moment, cfg)
+            vectors = store.vectors([m.id for m in faded])
+        faded = [m for m in faded if m.id in vectors]
+        matrix = np.stack([vectors[m.id] for m in faded]) if faded else np.zeros((0, 1), np.float32)
+        groups = cluster(faded, matrix, cfg)
+        from tqdm.auto import tqdm
+
+        show = (len(groups) > 20) if progress is None else progress
+        bar = tqdm(groups, desc="consolidating", unit="group", disable=None if show else True)
+        summaries: list[tuple[MemoryRecord, list[MemoryRecord]]] = []
+        for group in bar:
+            members = [faded[i] for i in group]
+            text = summarize([m.text for m in members])
+            summaries.append((summary_record(members, text, moment, cfg), members))
+        report = ConsolidationReport(
+            moment,
+            namespace,
+            len(faded),
+            tuple(
+                ConsolidationGroup(s.id, tuple(m.id for m in ms), s.memory_type, s.text)
+                for s, ms in summaries
+            ),
+            dry_run,
+        )
+        if dry_run or not summaries:
+            return report
+        with self._lock:
+            index = self._index(namespace)
+            new = [s for s, _ in summaries if s.id not in index]
+            if new:
+                self._write_new(new, embed_texts(self.embedder, [s.text for s in new]), set())
+            originals = [superseded(m, s) for s, ms in summaries for m in ms]
+            current = [index.records.get(m.id) for m in originals]
+            originals = [o for o, c in zip(originals, current) if c is not None]
+            self._will_write(namespace)
+            self._writable(namespace).update(originals)
+            index.update(originals)
+            pending = self._pending.get(namespace, {})
+            for m in originals:
+                pending.pop(m.id, None)
+        return report
+
+    def maintain(
+        self,
+        now: datetime | None = None,
+        *,
+        summarizer: Summarizer | None = None,
+        conflict_detector: ConflictDetector | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+    ) -> MaintenanceReport:
+        """Consolidation, conflict detection and link decay in one call, for a scheduler.
+
+        * :meth:`consolidate` at ``now``.
+        * With a ``conflict_detector`` (``(text_a, text_b) -> bool``, e.g. from an LLM through
+          an adapter): up to 50 pairs of active memories with cosine > 0.85, around the 1,000
+          most recent, not yet judged by this object; pairs judged contradictory are recorded
+          with :meth:`contradict`.
+        * Links decayed to ``now`` and faded ones dropped.
+
+        Running it twice with the same ``now`` changes nothing the second time.
+        """
+        moment = _resolve_now(now)
+        namespace = _check_name(namespace, "namespace")
+        if conflict_detector is not None and not callable(conflict_detector):
+            raise InvalidTypeError("conflict_detector must be a callable: (str, str) -> bool")
+        report = self.consolidate(moment, summarizer, namespace=namespace)
+        found: list[tuple[str, str]] = []
+        checked = 0
+        if conflict_detector is not None:
+            for a, b in self._conflict_pairs(namespace):
+                checked += 1
+                self._judged.add((namespace, a, b))
+                if conflict_detector(
+                    self.get(a, namespace=namespace).text, self.get(b, namespace=namespace).text
+                ):
+                    self.contradict(a, b, namespace=namespace)
+                    found.append((a, b))
+        with self._lock:
+            decayed = []
+            if self._store(namespace) is not None:
+                index = self._index(namespace)
+                for memory_id in list(index.records):
+                    record = index.records[memory_id]
+                    pruned = prune_links(record, moment, self.config) if record.links else None
+                    if pruned is not None:
+                        decayed.append(pruned)
+            if decayed:
+                self._remember(namespace, decayed)
+                self._write_pending(namespace)
+        return MaintenanceReport(report, tuple(found), checked, len(decayed))
+
+    def _conflict_pairs(self, namespace: str) -> list[tuple[str, str]]:
+        """Unjudged pairs of active memories with cosine > 0.85, newest memories first."""
+        with self._lock:
+            store = self._store(namespace)
+            if store is None:
+                return []
+            index = self._index(namespace)
+            recent = sorted(
+                (m for m in index.records.values() if m.status == "active"),
+                key=lambda m: (m.created_at, m.id),
+                reverse=True,
+            )[:_CONFLICT_SCAN]
+            if len(recent) < 2:
+                return []
+            vectors = store.vectors([m.id for m in recent])
+            rows = [m for m in recent if m.id in vectors]
+            got = store._call(
+                "query",
+                query_embeddings=np.stack([vectors[m.id] for m in rows]),
+                n_results=min(len(index), 6),
+                include=["distances"],
+            )
+        pairs: list[tuple[str, str]] = []
+        for m, found, distances in zip(rows, got["ids"], got["distances"], strict=True):
+            for other, distance in zip(found, distances, strict=True):
+                if other == m.id or 1.0 - float(distance) <= _CONFLICT_COSINE:
+                    continue
+                a, b = sorted((m.id, other))
+                partner = index.records.get(other)
+                if (
+                    partner is None
+                    or partner.status != "active"
+                    or other in m.contradicts
+                    or (namespace, a, b) in self._judged
+                    or (a, b) in pairs
+                ):
+                    continue
+                pairs.append((a, b))
+                if len(pairs) >= _CONFLICT_PAIRS:
+                    return pairs
+        return pairs
 
     def reinforce(
         self,
@@ -707,6 +1027,7 @@ class CognitiveMemory:
             index = self._index(namespace)
             found = self._candidates(store, index, text, query_vector, search_mode, where, allowed)
             found += self._context(index, found, search_mode, allowed)
+            found += self._associations(index, found, search_mode, allowed, moment)
             # Without a token budget or diversity, packing takes the first k: explain only those.
             limit = k if budget is None and not diversity else None
             ranked = score_candidates(found, mode=search_mode, now=moment, config=cfg, limit=limit)
@@ -724,8 +1045,22 @@ class CognitiveMemory:
             )
             if do_reinforce and results:
                 updated = [
-                    reinforce_memory(r.memory, moment, cfg, session_id=session_id) for r in results
+                    reinforce_memory(
+                        r.memory,
+                        moment,
+                        cfg,
+                        session_id=session_id,
+                        via_association=r.explanation.via == "association",
+                    )
+                    for r in results
                 ]
+                # Co-recall: the first few memories the query itself found grow linked.
+                direct = [i for i, r in enumerate(results) if r.explanation.via == "search"]
+                linked = direct[:_CO_RECALL]
+                if len(linked) >= 2:
+                    strengthened = strengthen_links([updated[i] for i in linked], moment, cfg)
+                    for i, record in zip(linked, strengthened):
+                        updated[i] = record
                 self._remember(namespace, updated)
         return results
 
@@ -887,6 +1222,48 @@ class CognitiveMemory:
                             source_id=seed.memory.id,
                         )
                     )
+        return out
+
+    def _associations(
+        self,
+        index: NamespaceIndex,
+        found: list[Candidate],
+        mode: str,
+        allowed: Callable[[MemoryRecord], bool],
+        now: datetime,
+    ) -> list[Candidate]:
+        """Memories linked to the best-matching ones (spreading activation, SPEC §6): each
+        inherits ``relevance(seed) · Π (w · 0.5)`` along links of weight ≥ ``link_threshold``."""
+        cfg = self.config
+        if cfg.graph_expansion_hops <= 0:
+            return []
+        fused = fuse(found, mode, cfg)
+        direct = {c.memory.id: c.memory for c in found if c.via == "search"}
+        seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1])[:_ASSOCIATION_SEEDS])
+        if not any(direct[i].links for i in seeds if i in direct):
+            return []
+        records = index.records
+
+        def neighbours(memory_id: str) -> dict[str, float]:
+            record = direct.get(memory_id) or records.get(memory_id)
+            if record is None:
+                return {}
+            return {o: w for o, w in current_links(record, now, cfg).items() if o in records}
+
+        out: list[Candidate] = []
+        for other, (inherited, origin) in spread(seeds, neighbours, cfg).items():
+            record = records[other]
+            if allowed(record):
+                out.append(
+                    Candidate(
+                        memory=record,
+                        vector=None,
+                        cosine=None,
+                        via="association",
+                        inherited=inherited,
+                        source_id=origin,
+                    )
+                )
         return out
 
     def _writable(self, namespace: str) -> ChromaStore:

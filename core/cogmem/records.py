@@ -78,6 +78,8 @@ class MemoryRecord:
         links: Associations, other memory id -> weight in (0, 1].
         links_updated_at: When the link weights were last written (they decay from there).
         metadata: Free user metadata (str, int, float or bool values), filterable.
+        contradicts: Ids of memories this one contradicts (:meth:`CognitiveMemory.contradict`);
+            when both answer a query, the weaker is demoted.
     """
 
     id: str
@@ -98,6 +100,7 @@ class MemoryRecord:
     links: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
     links_updated_at: datetime | None = None
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    contradicts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Read-only views so a frozen record really cannot change under the caller.

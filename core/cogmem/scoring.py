@@ -8,6 +8,8 @@ For a query ``q`` and a candidate memory ``m``::
     s_type     how much a memory's age says about whether it still holds
                (type_exponent_scale: episodic 0.1, every other type 1)
     penalties  deep_recall      0.5        superseded memory reached by deep recall
+               contradiction    0.3        the weaker (confidence · R) of a contradicting pair
+                                           that are both candidates
                newer_version    (R_m / R_n)^(α_u · strength)   a newer, similar memory n among the
                                query's best candidates (semantic and core memories)
 
@@ -48,6 +50,7 @@ from .retention import retention
 
 __all__ = [
     "Candidate",
+    "contradiction_losers",
     "effective_exponent",
     "fuse",
     "newer_version_penalties",
@@ -200,6 +203,28 @@ def newer_version_penalties(
     return out
 
 
+def contradiction_losers(
+    candidates: Sequence[Candidate], retentions: Mapping[str, float]
+) -> set[str]:
+    """The weaker memory of every contradicting pair that are both candidates.
+
+    weaker = lower ``confidence · R`` (seed 000 stage 5); on a tie, the older.
+    """
+    by_id = {c.memory.id: c.memory for c in candidates}
+    losers: set[str] = set()
+    for memory in by_id.values():
+        for other_id in memory.contradicts:
+            other = by_id.get(other_id)
+            if other is None:
+                continue
+            pair = sorted(
+                (memory, other),
+                key=lambda m: (m.confidence * retentions[m.id], m.created_at, m.id),
+            )
+            losers.add(pair[0].id)
+    return losers
+
+
 @dataclass(frozen=True)
 class _Scored:
     candidate: Candidate
@@ -250,6 +275,7 @@ def score_candidates(
     unique = list(by_id.values())
     retentions = {c.memory.id: retention(c.memory, now, config) for c in unique}
     versions = newer_version_penalties(unique, relevance, retentions, config)
+    weaker = contradiction_losers(unique, retentions)
 
     scored: list[_Scored] = []
     for c in unique:
@@ -259,6 +285,8 @@ def score_candidates(
             penalties["deep_recall"] = config.deep_recall_penalty
         if mid in versions:
             penalties["newer_version"] = versions[mid][0]
+        if mid in weaker:
+            penalties["contradiction"] = config.contradiction_penalty
         scored.append(
             _Scored(
                 candidate=c,

@@ -85,6 +85,8 @@ def to_metadata(memory: MemoryRecord, seq: int | None = None) -> dict[str, Any]:
         packed["links_at"] = _ts(memory.links_updated_at)
     if memory.superseded_by is not None:
         packed["sup"] = memory.superseded_by
+    if memory.contradicts:
+        packed["contra"] = list(memory.contradicts)
     meta: dict[str, Any] = {
         "type": memory.memory_type,
         "status": memory.status,
@@ -131,6 +133,7 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
             tags=tuple(packed.get("tags", ())),
             links={str(k): float(v) for k, v in packed.get("links", {}).items()},
             links_updated_at=None if links_at is None else _dt(float(links_at)),
+            contradicts=tuple(packed.get("contra", ())),
             metadata={
                 k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)
             },

@@ -63,9 +63,10 @@ class _Extras(NamedTuple):
     metadata: dict[str, Any]
     superseded_by: str | None
     namespace: str | None  # only when it differs from the table's
+    contradicts: tuple[str, ...] = ()
 
 
-_NO_EXTRAS = _Extras((), (), {}, {}, None, None)
+_NO_EXTRAS = _Extras((), (), {}, {}, None, None, ())
 
 
 def _ts(value: datetime | None) -> float:
@@ -164,6 +165,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             links=extra.links,
             links_updated_at=_dt(float(c["links_at"][row])),
             metadata=extra.metadata,
+            contradicts=extra.contradicts,
         )
 
     # ------------------------------------------------------------------ writes
@@ -215,6 +217,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             or r.metadata
             or r.superseded_by is not None
             or namespace is not None
+            or r.contradicts
         ):
             self._extras[row] = _Extras(
                 tuple(r.session_ids),
@@ -223,6 +226,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
                 dict(r.metadata),
                 r.superseded_by,
                 namespace,
+                tuple(r.contradicts),
             )
         else:
             self._extras.pop(row, None)
