@@ -120,7 +120,15 @@ def test_consolidation_merges_faded_similar_memories(memory: CognitiveMemory) ->
     deep = memory.search("gym weights Sam", top_k=10, now=later, deep_recall=True, reinforce=False)
     found = {r.memory.id: r for r in deep}
     assert set(ids["gym"]) <= set(found)
-    assert all(found[i].explanation.penalties["deep_recall"] == 0.5 for i in ids["gym"])
+    # Episodes: α · 0.1 = 0.03, so the archived originals are scored × 0.5^0.03.
+    assert all(
+        found[i].explanation.penalties["deep_recall"] == pytest.approx(0.5**0.03)
+        for i in ids["gym"]
+    )
+    # Deep recall opens the summary: its originals are shown in its place.
+    assert gym.summary_id not in found
+    plain = {r.memory.id for r in hits}
+    assert gym.summary_id in plain
     # A second run at the same time changes nothing.
     size = len(memory)
     assert memory.consolidate(later).groups == ()

@@ -334,7 +334,8 @@ def test_deep_recall_returns_superseded_with_penalty(mem: CognitiveMemory) -> No
     assert mid not in ids(mem.search("API key rotates monthly", now=NOW, reinforce=False))
     deep = mem.search("API key rotates monthly", now=NOW, reinforce=False, deep_recall=True)
     hit = next(r for r in deep if r.id == mid)
-    assert hit.explanation.penalties["deep_recall"] == 0.5
+    assert hit.explanation.penalties["deep_recall"] == pytest.approx(0.5**0.3)  # a fact: α 0.3
+    assert new in ids(deep)  # a newer version is not a summary: both are shown
     with pytest.raises(MemoryNotFoundError):
         mem.supersede(mid, "nope")
     with pytest.raises(InvalidInputError):

@@ -89,8 +89,14 @@ def test_version_rule_needs_similarity_and_spares_episodes() -> None:
 def test_deep_recall_penalty_and_pinned() -> None:
     sup = cand("sup", 0, 0.8, status="superseded", superseded_by="x")
     results = score_candidates([sup], mode="dense", now=NOW, config=CFG)
+    # Archived = older: retention × 0.5, so the score × 0.5^α (α = 0.3 for a fact).
+    factor = 0.5**0.3
+    assert results[0].explanation.penalties == {"deep_recall": pytest.approx(factor)}
+    assert results[0].score == pytest.approx(0.8 * results[0].explanation.decay_factor * factor)
+    literal = CFG.replace(deep_recall_scope="score")  # SPEC §3 as written: the score × 0.5
+    results = score_candidates([sup], mode="dense", now=NOW, config=literal)
     assert results[0].explanation.penalties == {"deep_recall": 0.5}
-    assert results[0].score == pytest.approx(0.8 * 0.5)
+    assert results[0].score == pytest.approx(0.8 * results[0].explanation.decay_factor * 0.5)
     pinned = cand("p", 5000, 0.5, pinned=True)
     assert (
         score_candidates([pinned], mode="dense", now=NOW, config=CFG)[0].explanation.retention

@@ -91,6 +91,11 @@ class CognitiveMemoryConfig:
     context_seeds: int = 5
     context_window_seconds: float = 3600.0
     deep_recall_penalty: float = 0.5
+    # "retention": an archived (superseded) memory is scored as if its retention were
+    # multiplied by deep_recall_penalty, so the score factor is penalty^(α·s_type) (0.81 for
+    # facts, 0.98 for episodes); "score": SPEC §3 literally, the score × penalty. Measured in
+    # benchmarks/lifecycle.py: "score" buries consolidated originals (recall@10 0.705 -> 0.34).
+    deep_recall_scope: Literal["retention", "score"] = "retention"
     contradiction_penalty: float = 0.3
 
     # --- retrieval (§3) ---
@@ -159,6 +164,7 @@ class CognitiveMemoryConfig:
         _choice(self, "decay_model", _DECAY_MODELS)
         _choice(self, "mode", _MODES)
         _choice(self, "fusion", _FUSIONS)
+        _choice(self, "deep_recall_scope", ("retention", "score"))
         _choice(self, "token_counter", ("chars", "tiktoken"))
         _choice(self, "default_memory_type", _TYPES)
         for name in (

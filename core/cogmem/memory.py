@@ -1029,8 +1029,18 @@ class CognitiveMemory:
             found += self._context(index, found, search_mode, allowed)
             found += self._associations(index, found, search_mode, allowed, moment)
             # Without a token budget or diversity, packing takes the first k: explain only those.
-            limit = k if budget is None and not diversity else None
+            limit = k if budget is None and not diversity and not deep_recall else None
             ranked = score_candidates(found, mode=search_mode, now=moment, config=cfg, limit=limit)
+            if deep_recall:
+                # A summary and the originals it replaced say the same thing: deep recall asks
+                # for the originals, so a summary gives way when one of its originals is found.
+                # (A newer version from supersede() is not a summary: it keeps its place.)
+                opened = {(r.memory.superseded_by, r.id) for r in ranked if r.memory.superseded_by}
+                ranked = [
+                    r
+                    for r in ranked
+                    if not any((r.id, original) in opened for original in r.memory.links)
+                ]
             if diversity:
                 vectors = {c.memory.id: c.vector for c in found if c.vector is not None}
                 vectors.update(store.vectors([r.id for r in ranked if r.id not in vectors]))

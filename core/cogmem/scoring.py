@@ -7,7 +7,9 @@ For a query ``q`` and a candidate memory ``m``::
     α          retrieval_score_exponent (0.3)
     s_type     how much a memory's age says about whether it still holds
                (type_exponent_scale: episodic 0.1, every other type 1)
-    penalties  deep_recall      0.5        superseded memory reached by deep recall
+    penalties  deep_recall      0.5^(α · s_type)   an archived (superseded) memory reached by deep
+                               recall is scored as if its retention were halved (config
+                               deep_recall_scope="score": × 0.5, SPEC §3 literally)
                contradiction    0.3        the weaker (confidence · R) of a contradicting pair
                                            that are both candidates
                newer_version    (R_m / R_n)^(α_u · strength)   a newer, similar memory n among the
@@ -24,6 +26,9 @@ Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/deca
   (α · 0.1). A semantic memory states what is true; when a newer, similar memory is also a
   candidate for the query, the older one is scored as if it had aged relative to the newer one
   (``newer_version``), which is what puts the current version of an updated fact first.
+* **Archived is older, not wrong.** Deep recall's penalty acts on retention like any other
+  staleness: a plain × 0.5 on a calibrated relevance buries consolidated originals below every
+  active memory (LoCoMo recall@10 0.705 → 0.34 after consolidation, ``benchmarks/lifecycle.py``).
 * **Temporal context.** Episodic memories formed next to a strongly matching one (same
   conversation, within ``context_span`` turns) inherit ``context_spread`` of its relevance: the
   answer to a question is often the turn after the one that names its topic.
@@ -281,8 +286,13 @@ def score_candidates(
     for c in unique:
         mid = c.memory.id
         penalties: dict[str, float] = {}
+        alpha = effective_exponent(c.memory, config)
         if c.memory.status == "superseded":
-            penalties["deep_recall"] = config.deep_recall_penalty
+            penalties["deep_recall"] = (
+                config.deep_recall_penalty**alpha
+                if config.deep_recall_scope == "retention"
+                else config.deep_recall_penalty
+            )
         if mid in versions:
             penalties["newer_version"] = versions[mid][0]
         if mid in weaker:
@@ -293,7 +303,7 @@ def score_candidates(
                 fused=fused.get(mid, 0.0),
                 relevance=relevance[mid],
                 retention=retentions[mid],
-                alpha=effective_exponent(c.memory, config),
+                alpha=alpha,
                 penalties=penalties,
             )
         )
