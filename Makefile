@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/locomo.py
 	$(BIN)/python benchmarks/updates.py
 	$(BIN)/python benchmarks/decay_variants.py
+	$(BIN)/python benchmarks/lifecycle.py
 	$(BIN)/python benchmarks/speed.py
 
 clean:

@@ -583,3 +583,38 @@ def test_restore_refuses_bad_records_and_vectors_storing_nothing(
         with pytest.raises(error, match=message):
             mem.restore(records, vectors)
     assert len(mem) == 0
+
+
+def test_records_and_vectors_read_every_status_in_formation_order(
+    mem: CognitiveMemory, embedder: HashingEmbedder
+) -> None:
+    later = mem.add("second thing", now=NOW + timedelta(hours=1), id="b")
+    first = mem.add("first thing", now=NOW, id="a")
+    mem.supersede(first, later)
+    assert [r.id for r in mem.records()] == ["a", "b"]
+    assert mem.records()[0].status == "superseded"
+    got = mem.vectors(["a", "b"])
+    assert np.allclose(got["a"], embedder.embed_query("first thing"), atol=1e-6)
+    with pytest.raises(MemoryNotFoundError, match="zzz"):
+        mem.vectors(["a", "zzz"])
+    assert mem.records("nobody") == []
+
+
+def test_add_many_shows_progress_when_asked_and_stores_the_same(
+    embedder: HashingEmbedder, capsys: pytest.CaptureFixture[str]
+) -> None:
+    texts = [f"memory number {i} about topic {i % 7}" for i in range(600)]
+    with CognitiveMemory(
+        embedder=embedder, config=CognitiveMemoryConfig(dedup_threshold=None)
+    ) as a:
+        quiet = a.add_many(texts, now=NOW, progress=False)
+        assert capsys.readouterr().err == ""
+    with CognitiveMemory(
+        embedder=embedder, config=CognitiveMemoryConfig(dedup_threshold=None)
+    ) as b:
+        shown = b.add_many(texts, now=NOW, progress=True)
+        err = capsys.readouterr().err
+        assert "embedding" in err and "600/600" in err
+        assert len(quiet) == len(shown) == 600
+        assert [r.text for r in a.records()] == [r.text for r in b.records()]
+        assert np.allclose(b.vectors(shown[:3])[shown[0]], embedder.embed_query(texts[0]))

@@ -199,7 +199,7 @@ def superseded(member: MemoryRecord, summary: MemoryRecord) -> MemoryRecord:
 class ExtractiveSummarizer:
     """The group's most central sentences, within a length limit, in their original order.
 
-    Sentences come from ``pysbd``; each is embedded, and its centrality is its cosine to the
+    Sentences come from ``segtok``; each is embedded, and its centrality is its cosine to the
     mean of the group's sentence vectors. Sentences are taken most central first, skipping
     near-repeats (cosine ≥ 0.95 to one already taken) and those that do not fit, until
     ``min(max_chars, max(longest sentence, half of all the text))`` characters.
@@ -214,16 +214,13 @@ class ExtractiveSummarizer:
             raise InvalidTypeError("max_chars must be an int")
         if max_chars < 20:
             raise InvalidInputError(f"max_chars must be >= 20, got {max_chars}")
-        import pysbd
-
         self._embedder = embedder
         self._max_chars = max_chars
-        self._segmenter = pysbd.Segmenter(language="en", clean=False)
 
     def __call__(self, texts: list[str]) -> str:
-        sentences = [
-            s.strip() for text in texts for s in self._segmenter.segment(text) if s.strip()
-        ]
+        from segtok.segmenter import split_multi
+
+        sentences = [s.strip() for text in texts for s in split_multi(text) if s.strip()]
         if not sentences:
             raise InvalidInputError("nothing to summarize")
         vectors = embed_texts(self._embedder, sentences)

@@ -123,6 +123,9 @@ _CONFLICT_SCAN = 1000
 _CONFLICT_COSINE = 0.85
 
 ConflictDetector = Callable[[str, str], bool]
+# add_many / restore: a progress bar over the embedding beyond this many memories.
+_PROGRESS_OVER = 1000
+_PROGRESS_CHUNK = 256
 
 
 def _check_name(value: object, name: str) -> str:
@@ -399,12 +402,19 @@ class CognitiveMemory:
         items: Iterable[MemoryInput | Mapping[str, Any] | str],
         *,
         now: datetime | None = None,
+        progress: bool | None = None,
     ) -> list[str]:
         """Store many memories at once (one embedding batch, one Chroma write per namespace).
 
         Every item is validated, and every vector computed, before anything is written: one bad
         item stores none. Items are ``MemoryInput``, dicts with the same keys as :meth:`add`, or
         plain strings. Memories given in one call keep their order as their temporal context.
+
+        Args:
+            items: The memories.
+            now: The current time (default: the clock).
+            progress: A progress bar over the embedding (tqdm, on stderr); default: on a
+                terminal, for more than 1,000 memories. ``False`` silences it.
 
         Returns:
             The ids, in input order.
@@ -422,11 +432,28 @@ class CognitiveMemory:
         if len(set(keys)) != len(keys):
             dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
             raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
-        vectors = embed_texts(self.embedder, [r.text for r in records])
+        vectors = self._embed([r.text for r in records], progress)
         with self._lock:
             keep, resolved = self._deduplicate(records, vectors, chosen)
             self._write_new([records[i] for i in keep], vectors[keep], chosen)
         return resolved
+
+    def _embed(self, texts: list[str], progress: bool | None) -> FloatArray:
+        """Embed ``texts``; in chunks under a tqdm bar when there are many (or asked)."""
+        show = len(texts) > _PROGRESS_OVER if progress is None else progress
+        if not show:
+            return embed_texts(self.embedder, texts)
+        from tqdm.auto import tqdm
+
+        parts: list[FloatArray] = []
+        # Asked for: always shown; by default: only on a terminal (tqdm's disable=None).
+        hidden = None if progress is None else False
+        with tqdm(total=len(texts), desc="embedding", unit="memory", disable=hidden) as bar:
+            for start in range(0, len(texts), _PROGRESS_CHUNK):
+                chunk = texts[start : start + _PROGRESS_CHUNK]
+                parts.append(embed_texts(self.embedder, chunk))
+                bar.update(len(chunk))
+        return np.concatenate(parts) if parts else embed_texts(self.embedder, texts)
 
     def _deduplicate(
         self, records: list[MemoryRecord], vectors: FloatArray, chosen: set[str]
@@ -502,6 +529,8 @@ class CognitiveMemory:
         self,
         records: Iterable[MemoryRecord],
         vectors: Sequence[Sequence[float]] | FloatArray | None = None,
+        *,
+        progress: bool | None = None,
     ) -> list[str]:
         """Store memories exactly as given, every field kept (stability, access count, status,
         links, ...): to import an export, or to move memories between stores.
@@ -514,6 +543,7 @@ class CognitiveMemory:
                 of another store, or decoded from an export).
             vectors: Their embeddings, one per record (e.g. exported with them); default:
                 embedded now from their texts.
+            progress: A progress bar while re-embedding (as for :meth:`add_many`).
 
         Returns:
             The ids, in order.
@@ -532,7 +562,7 @@ class CognitiveMemory:
             dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
             raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
         if vectors is None:
-            matrix = embed_texts(self.embedder, [r.text for r in checked])
+            matrix = self._embed([r.text for r in checked], progress)
         else:
             try:
                 matrix = embed_texts(_Given(vectors), [r.text for r in checked])
@@ -758,7 +788,8 @@ class CognitiveMemory:
         from tqdm.auto import tqdm
 
         show = (len(groups) > 20) if progress is None else progress
-        bar = tqdm(groups, desc="consolidating", unit="group", disable=None if show else True)
+        hidden = True if not show else (None if progress is None else False)
+        bar = tqdm(groups, desc="consolidating", unit="group", disable=hidden)
         summaries: list[tuple[MemoryRecord, list[MemoryRecord]]] = []
         for group in bar:
             members = [faded[i] for i in group]
@@ -959,6 +990,41 @@ class CognitiveMemory:
             records = [r for r in self._index(namespace).records.values() if allowed(r)]
         return sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)
 
+    def records(self, namespace: str = DEFAULT_NAMESPACE) -> list[MemoryRecord]:
+        """Every memory of a namespace, whatever its status, in the order they were formed
+        (creation time, then insertion order): for exports and inspection. Nothing is
+        reinforced."""
+        namespace = _check_name(namespace, "namespace")
+        with self._lock:
+            if self._store(namespace) is None:
+                return []
+            table = self._index(namespace).records
+            held = [(table[i], table.seq(i)) for i in table]
+        held.sort(key=lambda pair: (pair[0].created_at, pair[1], pair[0].id))
+        return [record for record, _ in held]
+
+    def vectors(
+        self, ids: Sequence[str], *, namespace: str = DEFAULT_NAMESPACE
+    ) -> dict[str, FloatArray]:
+        """The stored embeddings of ``ids`` (read from Chroma).
+
+        Raises:
+            MemoryNotFoundError: An id is not stored in the namespace.
+        """
+        namespace = _check_name(namespace, "namespace")
+        if isinstance(ids, str):
+            raise InvalidTypeError("ids must be a list of ids, not one str")
+        wanted = [_check_name(i, "id") for i in ids]
+        with self._lock:
+            store = self._store(namespace)
+            found = {} if store is None else store.vectors(wanted)
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            raise MemoryNotFoundError(
+                f"no memory with id(s) {missing[:5]} in namespace {namespace!r}"
+            )
+        return found
+
     def search(
         self,
         query: str,
@@ -1087,9 +1153,10 @@ class CognitiveMemory:
         items: Iterable[MemoryInput | Mapping[str, Any] | str],
         *,
         now: datetime | None = None,
+        progress: bool | None = None,
     ) -> list[str]:
         """:meth:`add_many`, awaitable."""
-        return await asyncio.to_thread(self.add_many, items, now=now)
+        return await asyncio.to_thread(self.add_many, items, now=now, progress=progress)
 
     async def asearch(self, query: str, **kwargs: Any) -> list[SearchResult]:
         """:meth:`search`, awaitable."""
