@@ -6,7 +6,8 @@
   ``ConversationChain``/``LLMChain(memory=...)``: recalls the relevant past turns, not the last.
 * :class:`CognitiveMemoryStore` — a LangGraph ``BaseStore`` for
   ``langchain.agents.create_agent(..., store=...)``: items are memories, search is cognitive.
-* :func:`summarizer_from` — any chat model or Runnable as cogmem's consolidation summarizer.
+* :func:`summarizer_from` — any chat model or Runnable as cogmem's consolidation summarizer;
+  :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``.
 
 Any LangChain ``Embeddings`` can be cogmem's embedder as it is:
 ``CognitiveMemory(embedder=OpenAIEmbeddings())``.
@@ -22,9 +23,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .errors import SummarizerError
+from .errors import ConflictDetectorError, SummarizerError
 
 if TYPE_CHECKING:
+    from .conflict import DEFAULT_CONFLICT_PROMPT, conflict_detector_from, parse_yes_no
     from .memory import CognitiveConversationMemory
     from .retriever import CognitiveMemoryRetriever, result_to_document
     from .store import (
@@ -37,15 +39,19 @@ if TYPE_CHECKING:
     from .summarizer import DEFAULT_SUMMARY_PROMPT, summarizer_from
 
 __all__ = [
+    "DEFAULT_CONFLICT_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
     "CognitiveConversationMemory",
     "CognitiveMemoryRetriever",
     "CognitiveMemoryStore",
     "CognitiveSearchItem",
+    "ConflictDetectorError",
     "SummarizerError",
+    "conflict_detector_from",
     "decode_namespace",
     "encode_namespace",
     "matches_filter",
+    "parse_yes_no",
     "result_to_document",
     "summarizer_from",
 ]
@@ -62,6 +68,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "matches_filter": ("store", "langgraph"),
     "DEFAULT_SUMMARY_PROMPT": ("summarizer", "langchain-core"),
     "summarizer_from": ("summarizer", "langchain-core"),
+    "DEFAULT_CONFLICT_PROMPT": ("conflict", "langchain-core"),
+    "conflict_detector_from": ("conflict", "langchain-core"),
+    "parse_yes_no": ("conflict", "langchain-core"),
 }
 
 

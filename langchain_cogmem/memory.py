@@ -65,6 +65,8 @@ class CognitiveConversationMemory(BaseMemory):
         mode: ``hybrid`` | ``dense`` | ``lexical`` (default: the memory's config).
         filters: Extra cogmem filters for recall.
         min_score: Drop turns scoring below this (default: the memory's config).
+        deep_recall: Also recall superseded turns (e.g. the originals consolidation merged
+            into a summary), with the deep-recall penalty.
         token_budget: At most this many tokens of recalled text.
         reinforce: Strengthen recalled turns (default: the memory's config, on).
         memory_type: Type of the stored turns (``episodic`` by default).
@@ -89,6 +91,7 @@ class CognitiveConversationMemory(BaseMemory):
     mode: Literal["hybrid", "dense", "lexical"] | None = None
     filters: dict[str, Any] | None = None
     min_score: float | None = None
+    deep_recall: bool = False
     token_budget: int | None = Field(default=None, ge=1)
     reinforce: bool | None = None
     memory_type: Literal["episodic", "semantic", "procedural", "core"] = "episodic"
@@ -212,6 +215,7 @@ class CognitiveConversationMemory(BaseMemory):
             token_budget=self.token_budget,
             filters=filters or None,
             mode=self.mode,
+            deep_recall=self.deep_recall,
             now=current_time(self.now),
             reinforce=self.reinforce,
             namespace=self.namespace,

@@ -363,7 +363,9 @@ class CognitiveMemoryStore(BaseStore):
       results are :class:`CognitiveSearchItem` ordered by cognitive score, ``score`` set and
       the explanation attached; the memories returned are reinforced (``reinforce``). Without
       a query it lists items, most recently updated first, ``score`` ``None``. ``filter``
-      matches the value (see :func:`matches_filter`); ``limit``/``offset`` paginate.
+      matches the value (see :func:`matches_filter`); ``limit``/``offset`` paginate. Items
+      that consolidation merged into a summary (superseded) are left out unless
+      ``deep_recall=True``; the summary itself is an item whose value is ``{"text": ...}``.
     * ``list_namespaces`` with ``prefix``/``suffix`` (``"*"`` wildcards), ``max_depth``,
       ``limit``, ``offset``, sorted, only namespaces that hold items.
 
@@ -385,6 +387,9 @@ class CognitiveMemoryStore(BaseStore):
         session_id: Recorded on items stored and reinforced through this store.
         mode: ``hybrid`` | ``dense`` | ``lexical`` for query searches (default: the memory's).
         min_score: Drop query results scoring below this (default: the memory's).
+        deep_recall: Also return superseded items (the originals behind a consolidation
+            summary, or replaced by :meth:`cogmem.CognitiveMemory.supersede`), with the
+            deep-recall penalty on query searches. ``get`` returns them either way.
         prefix: Prefix of the cogmem namespaces this store uses (see
             :func:`encode_namespace`).
         now: A clock (``() -> datetime``, timezone-aware); default the wall clock.
@@ -406,6 +411,7 @@ class CognitiveMemoryStore(BaseStore):
         session_id: str | None = None,
         mode: str | None = None,
         min_score: float | None = None,
+        deep_recall: bool = False,
         prefix: str = "lg",
         now: Callable[[], datetime] | None = None,
     ) -> None:
@@ -427,6 +433,8 @@ class CognitiveMemoryStore(BaseStore):
             raise InvalidTypeError(f"min_score must be a number, got {min_score!r}")
         if reinforce is not None and not isinstance(reinforce, bool):
             raise InvalidTypeError(f"reinforce must be a bool, got {reinforce!r}")
+        if not isinstance(deep_recall, bool):
+            raise InvalidTypeError(f"deep_recall must be a bool, got {deep_recall!r}")
         if session_id is not None and (not isinstance(session_id, str) or not session_id):
             raise InvalidInputError("session_id must be a non-empty str")
         if not isinstance(prefix, str) or not prefix:
@@ -441,6 +449,7 @@ class CognitiveMemoryStore(BaseStore):
         self.session_id = session_id
         self.mode = mode
         self.min_score = min_score
+        self.deep_recall = deep_recall
         self.prefix = prefix
         self.now = now
         self._lock = threading.RLock()
@@ -644,10 +653,11 @@ class CognitiveMemoryStore(BaseStore):
         limit: int,
         offset: int,
     ) -> list[SearchItem]:
+        statuses = ("active", "superseded") if self.deep_recall else ("active",)
         items = []
         for name, namespace in targets:
             for record in list_memories(self.memory, name):
-                if record.status != "active":
+                if record.status not in statuses:
                     continue
                 item = self._item(record, namespace)
                 if matches_filter(item.value, filter):
@@ -680,6 +690,7 @@ class CognitiveMemoryStore(BaseStore):
                 top_k=want if exact else max(want, self.memory.count(name)),
                 filters=pushed,
                 mode=self.mode,
+                deep_recall=self.deep_recall,
                 now=moment,
                 reinforce=self.reinforce if single else False,
                 namespace=name,

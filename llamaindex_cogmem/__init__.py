@@ -12,7 +12,8 @@
   flushed chat messages become episodic memories; reading returns the relevant ones.
 * :class:`LlamaIndexEmbedder` — any LlamaIndex ``BaseEmbedding`` as cogmem's embedder;
   :class:`CogmemEmbedding` — a cogmem embedder (offline MiniLM) as a ``BaseEmbedding``.
-* :func:`summarizer_from` — any LlamaIndex LLM as cogmem's consolidation summarizer.
+* :func:`summarizer_from` — any LlamaIndex LLM as cogmem's consolidation summarizer;
+  :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``.
 
 The adapters only convert types and call the public ``cogmem`` API; the scoring is the core's.
 Install with ``pip install 'cogmem[llamaindex]'``. Each adapter is imported on first use, so
@@ -24,9 +25,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .errors import NodeMetadataError, SummarizerError, UnsupportedFilterError
+from .errors import (
+    ConflictDetectorError,
+    NodeMetadataError,
+    SummarizerError,
+    UnsupportedFilterError,
+)
 
 if TYPE_CHECKING:
+    from .conflict import DEFAULT_CONFLICT_PROMPT, conflict_detector_from, parse_yes_no
     from .embedding import CogmemEmbedding, LlamaIndexEmbedder
     from .filters import to_cogmem_filters
     from .memory_block import CognitiveMemoryBlock
@@ -40,17 +47,21 @@ if TYPE_CHECKING:
     from .summarizer import DEFAULT_SUMMARY_PROMPT, summarizer_from
 
 __all__ = [
+    "DEFAULT_CONFLICT_PROMPT",
     "DEFAULT_LLM_METADATA_KEYS",
     "DEFAULT_SUMMARY_PROMPT",
     "CogmemEmbedding",
     "CognitiveMemoryBlock",
     "CognitiveMemoryRetriever",
+    "ConflictDetectorError",
     "LlamaIndexEmbedder",
     "MemoryNode",
     "NodeMetadataError",
     "RetentionPostprocessor",
     "SummarizerError",
     "UnsupportedFilterError",
+    "conflict_detector_from",
+    "parse_yes_no",
     "result_to_node",
     "summarizer_from",
     "to_cogmem_filters",
@@ -68,6 +79,9 @@ _LAZY: dict[str, str] = {
     "LlamaIndexEmbedder": "embedding",
     "DEFAULT_SUMMARY_PROMPT": "summarizer",
     "summarizer_from": "summarizer",
+    "DEFAULT_CONFLICT_PROMPT": "conflict",
+    "conflict_detector_from": "conflict",
+    "parse_yes_no": "conflict",
     "to_cogmem_filters": "filters",
 }
 

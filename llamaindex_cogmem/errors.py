@@ -11,7 +11,12 @@ from collections.abc import Sequence
 
 from cogmem import CogmemError, InvalidInputError
 
-__all__ = ["NodeMetadataError", "SummarizerError", "UnsupportedFilterError"]
+__all__ = [
+    "ConflictDetectorError",
+    "NodeMetadataError",
+    "SummarizerError",
+    "UnsupportedFilterError",
+]
 
 
 class UnsupportedFilterError(InvalidInputError):
@@ -43,3 +48,18 @@ class SummarizerError(CogmemError):
     def __init__(self, message: str, texts: Sequence[str]) -> None:
         super().__init__(message)
         self.texts: tuple[str, ...] = tuple(texts)
+
+
+class ConflictDetectorError(CogmemError):
+    """The LLM behind a :func:`~llamaindex_cogmem.conflict_detector_from` detector failed: it
+    raised, returned no text, or answered neither yes nor no.
+
+    Attributes:
+        texts: The two texts it was asked about, in order.
+        answer: The LLM's answer when it gave one that could not be read (else ``None``).
+    """
+
+    def __init__(self, message: str, first: str, second: str, answer: str | None = None) -> None:
+        super().__init__(message)
+        self.texts: tuple[str, str] = (first, second)
+        self.answer = answer

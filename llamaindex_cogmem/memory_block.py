@@ -93,6 +93,8 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
         mode: ``hybrid`` | ``dense`` | ``lexical`` (default: the memory's config).
         filters: Extra cogmem filters (a dict) or LlamaIndex ``MetadataFilters`` for recall.
         min_score: Drop memories scoring below this (default: the memory's config).
+        deep_recall: Also recall superseded memories (e.g. the originals consolidation merged
+            into a summary), with the deep-recall penalty.
         reinforce: Strengthen recalled memories (default: the memory's config, on).
         now: The current time: a timezone-aware datetime, epoch seconds or a clock
             (``() -> datetime``); default the wall clock. Inject a clock to replay or test a
@@ -118,6 +120,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     mode: Literal["hybrid", "dense", "lexical"] | None = None
     filters: Any = Field(default=None, exclude=True)
     min_score: float | None = None
+    deep_recall: bool = False
     reinforce: bool | None = None
     now: Any = Field(default=None, exclude=True)
     tokenizer_fn: Callable[[str], list[Any]] = Field(default_factory=get_tokenizer, exclude=True)
@@ -171,6 +174,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             top_k=self.similarity_top_k,
             filters=filters or None,
             mode=self.mode,
+            deep_recall=self.deep_recall,
             now=moment,
             reinforce=self.reinforce,
             namespace=self.namespace,

@@ -20,6 +20,7 @@ from cogmem.testing import HashingEmbedder
 from tests.conftest import NOW
 
 DAY = timedelta(days=1)
+SECOND = timedelta(seconds=1)
 
 
 @pytest.fixture
@@ -276,3 +277,42 @@ def test_spaced_recall_over_sessions_promotes_to_core(memory: CognitiveMemory) -
     # Core memories keep at least R = 0.6, however long they go unused.
     hits = memory.search("codename Heron", now=moment + 3000 * DAY, reinforce=False)
     assert hits[0].explanation.retention == pytest.approx(0.6)
+
+
+def test_the_same_words_weeks_apart_are_two_episodes(memory: CognitiveMemory) -> None:
+    first = memory.add("Standup: billing migration on track", now=NOW)
+    later = memory.add("Standup: billing migration on track", now=NOW + 40 * DAY)
+    assert later != first and len(memory) == 2
+    retry = memory.add("standup: billing migration on track", now=NOW + 40 * DAY + 60 * SECOND)
+    assert retry == later and len(memory) == 2  # a repeated write minutes later: one memory
+    fact = memory.add("Billing runs on CockroachDB", memory_type="semantic", now=NOW)
+    again = memory.add("billing runs on cockroachdb", memory_type="semantic", now=NOW + 90 * DAY)
+    assert again == fact  # a fact restated is the same fact, whenever
+
+
+def test_summaries_are_semantic_and_bring_no_temporal_context(memory: CognitiveMemory) -> None:
+    _faded_history(memory)
+    later = NOW + 300 * DAY
+    report = memory.consolidate(later)
+    assert {memory.get(i).memory_type for i in report.summary_ids} == {"semantic"}
+    hits = memory.search("gym weights Sam", top_k=10, now=later, reinforce=False)
+    dentist = next(g.summary_id for g in report.groups if "den0" in g.member_ids)
+    assert dentist not in {r.memory.id for r in hits if r.explanation.via == "context"}
+
+
+def test_a_failing_conflict_detector_is_reported_and_asked_again(memory: CognitiveMemory) -> None:
+    memory.add("The meeting room is on floor three", id="m1", memory_type="semantic", now=NOW)
+    memory.add("The meeting room is on floor four", id="m2", memory_type="semantic", now=NOW)
+    memory.add("alpha beta", id="a", memory_type="semantic", now=NOW)
+    memory.add("alpha gamma", id="b", memory_type="semantic", now=NOW)
+    memory.search("alpha", top_k=2, now=NOW)
+
+    def timing_out(a: str, b: str) -> bool:
+        raise TimeoutError("LLM provider timed out")
+
+    report = memory.maintain(NOW + DAY, conflict_detector=timing_out)
+    assert report.contradictions == () and report.links_decayed == 2
+    assert [(a, b) for a, b, _ in report.conflict_errors] == [("m1", "m2")]
+    assert "TimeoutError: LLM provider timed out" in report.conflict_errors[0][2]
+    again = memory.maintain(NOW + DAY, conflict_detector=lambda a, b: True)
+    assert again.contradictions == (("m1", "m2"),) and again.conflict_errors == ()

@@ -427,7 +427,12 @@ def test_namespace_token_budget_and_deep_recall_reach_the_search() -> None:
         assert old not in {n.node.node_id for n in plain.retrieve("Berlin")}
         found = {n.node.node_id: n for n in deep.retrieve("Berlin")}
         assert found[old].node.metadata["status"] == "superseded"
-        assert found[old].node.metadata["explanation"]["penalties"] == {"deep_recall": 0.5}
+        explanation = found[old].node.metadata["explanation"]
+        # Archived, not wrong: scored as if its retention were halved (0.5^α).
+        assert explanation["penalties"] == {
+            "deep_recall": pytest.approx(0.5 ** explanation["alpha"])
+        }
+        assert 0.5 < explanation["penalties"]["deep_recall"] < 1.0
 
 
 def test_bad_arguments_raise_cogmem_errors(memory: CognitiveMemory) -> None:

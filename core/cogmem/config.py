@@ -128,6 +128,8 @@ class CognitiveMemoryConfig:
 
     # --- lifecycle (§6) ---
     dedup_threshold: float | None = 0.92  # None: no write-time dedup
+    # Episodes merge by dedup only when formed this close in time (None: any time).
+    episodic_dedup_window_seconds: float | None = 3600.0
     dedup_stability_gain: float = 0.05
     consolidation_retention_threshold: float = 0.20
     consolidation_similarity: float = 0.70
@@ -218,6 +220,8 @@ class CognitiveMemoryConfig:
             _number(self, name, low=0.0, high=1.0)
         if self.dedup_threshold is not None:
             _number(self, "dedup_threshold", low=0.0, high=1.0)
+        if self.episodic_dedup_window_seconds is not None:
+            _number(self, "episodic_dedup_window_seconds", low=0.0)
         for name in (
             "rrf_k",
             "k_dense",

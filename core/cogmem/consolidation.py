@@ -6,7 +6,8 @@
     groups      per memory type, greedy: the oldest unassigned candidate and the unassigned
                 candidates with cosine ≥ consolidation_similarity (0.70) to it, most similar
                 first, up to consolidation_group_size (5) memories; groups of one are left alone
-    summary     text = summarizer(texts); importance = max, stability = mean, access_count = max;
+    summary     text = summarizer(texts); type = the group's (episodes: semantic, their gist);
+                importance = max, stability = mean, access_count = max;
                 links of weight consolidation_link_weight (0.8) to each original;
                 created_at = now; id derived from the originals' ids (so a rerun after a crash
                 finds the summary it already wrote instead of writing another)
@@ -103,12 +104,14 @@ class MaintenanceReport:
         contradictions: Pairs the conflict detector judged contradictory (and now marked).
         pairs_checked: How many pairs the detector was asked about.
         links_decayed: How many memories had their links decayed to ``now`` and rewritten.
+        conflict_errors: ``(a, b, error)`` for pairs whose detector call raised.
     """
 
     consolidation: ConsolidationReport
     contradictions: tuple[tuple[str, str], ...] = ()
     pairs_checked: int = 0
     links_decayed: int = 0
+    conflict_errors: tuple[tuple[str, str, str], ...] = ()
 
 
 def candidates(
@@ -177,7 +180,9 @@ def summary_record(
         id=summary_id([m.id for m in members]),
         text=text.strip(),
         created_at=now,
-        memory_type=first.memory_type,
+        # Consolidation turns episodes into knowledge: the gist of several episodes is a
+        # semantic memory (it is no event of its own, so it has no temporal context either).
+        memory_type="semantic" if first.memory_type == "episodic" else first.memory_type,
         importance=max(m.importance for m in members),
         confidence=max(m.confidence for m in members),
         stability=float(np.mean([m.stability for m in members])),

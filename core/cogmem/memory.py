@@ -160,6 +160,16 @@ class _Given:
         raise NotImplementedError
 
 
+def _may_merge(kept: MemoryRecord, new: MemoryRecord, config: CognitiveMemoryConfig) -> bool:
+    """Whether ``new`` may be merged into ``kept`` by write-time dedup (an episode only with
+    an episode formed close to it in time)."""
+    window = config.episodic_dedup_window_seconds
+    if "episodic" not in (kept.memory_type, new.memory_type) or window is None:
+        return True
+    gap = abs((new.created_at - kept.created_at).total_seconds())
+    return kept.memory_type == new.memory_type and gap <= window
+
+
 def _reinforced_duplicate(
     kept: MemoryRecord, repeat: MemoryRecord, config: CognitiveMemoryConfig
 ) -> MemoryRecord:
@@ -464,6 +474,9 @@ class CognitiveMemory:
         to an active memory of its namespace, or to an earlier input of this call, is at least
         ``dedup_threshold`` is not stored: that memory is reinforced instead
         (stability + ``dedup_stability_gain``, confidence = the larger) and its id returned.
+        Two episodes are the same memory only if they were formed within
+        ``episodic_dedup_window_seconds`` of each other (a repeated write); the same words
+        weeks apart are two events.
         """
         cfg = self.config
         ids = [r.id for r in records]
@@ -477,7 +490,12 @@ class CognitiveMemory:
         boosted: dict[int, MemoryRecord] = {}  # kept input -> itself, reinforced by repeats
         for i, record in enumerate(records):
             if record.id not in chosen:
-                same = [j for j in keep if records[j].namespace == record.namespace]
+                same = [
+                    j
+                    for j in keep
+                    if records[j].namespace == record.namespace
+                    and _may_merge(records[j], record, cfg)
+                ]
                 best = max(same, key=lambda j: sims[i, j], default=None)
                 if best is not None and sims[i, best] >= threshold:
                     boosted[best] = _reinforced_duplicate(
@@ -509,6 +527,8 @@ class CognitiveMemory:
                 for other, distance in zip(found, distances, strict=True):
                     existing = hits.get(other) or index.records.get(other)
                     if existing is None or existing.status != "active":
+                        continue
+                    if not _may_merge(existing, records[i], cfg):
                         continue
                     if 1.0 - float(distance) >= threshold:
                         hits[other] = _reinforced_duplicate(existing, records[i], cfg)
@@ -837,7 +857,8 @@ class CognitiveMemory:
         * With a ``conflict_detector`` (``(text_a, text_b) -> bool``, e.g. from an LLM through
           an adapter): up to 50 pairs of active memories with cosine > 0.85, around the 1,000
           most recent, not yet judged by this object; pairs judged contradictory are recorded
-          with :meth:`contradict`.
+          with :meth:`contradict`. A detector that raises on a pair is reported in
+          ``conflict_errors`` and that pair is asked again next time.
         * Links decayed to ``now`` and faded ones dropped.
 
         Running it twice with the same ``now`` changes nothing the second time.
@@ -848,14 +869,21 @@ class CognitiveMemory:
             raise InvalidTypeError("conflict_detector must be a callable: (str, str) -> bool")
         report = self.consolidate(moment, summarizer, namespace=namespace)
         found: list[tuple[str, str]] = []
+        failed: list[tuple[str, str, str]] = []
         checked = 0
         if conflict_detector is not None:
             for a, b in self._conflict_pairs(namespace):
                 checked += 1
-                self._judged.add((namespace, a, b))
-                if conflict_detector(
-                    self.get(a, namespace=namespace).text, self.get(b, namespace=namespace).text
-                ):
+                try:
+                    verdict = conflict_detector(
+                        self.get(a, namespace=namespace).text,
+                        self.get(b, namespace=namespace).text,
+                    )
+                except Exception as exc:  # a model timing out must not stop the maintenance
+                    failed.append((a, b, f"{type(exc).__name__}: {exc}"))
+                    continue
+                self._judged.add((namespace, a, b))  # judged: not asked again by this object
+                if verdict:
                     self.contradict(a, b, namespace=namespace)
                     found.append((a, b))
         with self._lock:
@@ -870,7 +898,7 @@ class CognitiveMemory:
             if decayed:
                 self._remember(namespace, decayed)
                 self._write_pending(namespace)
-        return MaintenanceReport(report, tuple(found), checked, len(decayed))
+        return MaintenanceReport(report, tuple(found), checked, len(decayed), tuple(failed))
 
     def _conflict_pairs(self, namespace: str) -> list[tuple[str, str]]:
         """Unjudged pairs of active memories with cosine > 0.85, newest memories first."""
