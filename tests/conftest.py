@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 
@@ -28,3 +29,15 @@ def mem(embedder: HashingEmbedder) -> Iterator[CognitiveMemory]:
     memory = CognitiveMemory(embedder=embedder, config=CognitiveMemoryConfig())
     yield memory
     memory.close()
+
+
+@pytest.fixture(scope="session")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One real ``chroma run`` server for the whole session (stopped by its pid at the end);
+    each test uses collections of its own on it."""
+    from tests.chroma_server import ChromaServer
+
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data")
+    server.start()
+    yield server
+    server.stop()

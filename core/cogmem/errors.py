@@ -8,6 +8,7 @@ written against plain Python conventions keeps working.
 from __future__ import annotations
 
 __all__ = [
+    "CogmemConnectionError",
     "CogmemError",
     "ConfigError",
     "DuplicateIdError",
@@ -57,3 +58,21 @@ class ModelNotFoundError(EmbedderError):
 
 class StoreError(CogmemError):
     """The underlying Chroma store failed or holds data cogmem cannot read."""
+
+
+class CogmemConnectionError(StoreError, ConnectionError):
+    """The Chroma server could not be reached (refused, reset, timed out); names its address.
+
+    A :class:`StoreError` (Chroma failed) and a built-in ``ConnectionError`` (so retry helpers
+    written for network errors catch it). Every call that returned before it is stored on the
+    server; the call that raised it may or may not have been applied. Once the server is back
+    at the same address, the same :class:`~cogmem.CognitiveMemory` works again: retry the call.
+
+    Args:
+        message: What failed, naming the server's address.
+        address: The server's address (e.g. ``http://127.0.0.1:8000``), if known.
+    """
+
+    def __init__(self, message: str, *, address: str | None = None) -> None:
+        super().__init__(message)
+        self.address = address

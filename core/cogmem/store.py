@@ -18,11 +18,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import numpy as np
 import numpy.typing as npt
 
-from .errors import InvalidInputError, InvalidTypeError, StoreError
+from .errors import CogmemConnectionError, InvalidInputError, InvalidTypeError, StoreError
 from .records import MEMORY_TYPES, MemoryRecord, ensure_aware
 
 __all__ = [
@@ -30,8 +31,11 @@ __all__ = [
     "StoredMemory",
     "build_where",
     "check_user_metadata",
+    "chroma_address",
+    "chroma_error",
     "compile_filters",
     "from_chroma",
+    "http_client",
     "to_metadata",
 ]
 
@@ -328,6 +332,109 @@ def _check_operand(key: str, op: str, operand: Any) -> None:
         )
 
 
+def chroma_address(target: Any) -> str | None:
+    """The address (``scheme://host:port``) of the Chroma server behind a client or collection.
+
+    Returns:
+        ``None`` for an embedded (in-process or persistent) client, or when it cannot be told.
+    """
+    for owner in ("_client", "_server", None):  # a collection, a client, the server API itself
+        api = getattr(target, owner, None) if owner is not None else target
+        get_url = getattr(api, "get_api_url", None)
+        if callable(get_url):
+            try:
+                url = str(get_url())
+            except Exception:  # not an HTTP client after all
+                return None
+            parts = urlsplit(url)
+            return f"{parts.scheme}://{parts.netloc}" if parts.netloc else url
+    return None
+
+
+def _is_connection_failure(exc: BaseException) -> bool:
+    """Whether ``exc``, or an error it was raised from or while handling, is a network failure
+    (the built-in ``ConnectionError`` or any ``httpx.TransportError``: refused, reset, timed
+    out, closed mid-response)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionError):
+            return True
+        if any(
+            c.__name__ == "TransportError" and c.__module__.split(".")[0] == "httpx"
+            for c in type(current).__mro__
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def chroma_error(action: str, exc: BaseException, target: Any = None) -> StoreError:
+    """The cogmem error for a failed Chroma call (the caller raises it ``from exc``).
+
+    Args:
+        action: What failed, e.g. ``"Chroma add"``.
+        exc: What Chroma raised.
+        target: The client or collection called, to name the server's address.
+
+    Returns:
+        A :class:`CogmemConnectionError` naming the server's address when the server could not
+        be reached, else a :class:`StoreError`.
+    """
+    if _is_connection_failure(exc):
+        address = chroma_address(target)
+        where = f"the Chroma server at {address}" if address else "the Chroma server"
+        return CogmemConnectionError(
+            f"{action} failed: cannot reach {where} ({exc}); is it running? "
+            "Calls that returned are stored; retry this one once the server is back.",
+            address=address,
+        )
+    return StoreError(f"{action} failed: {exc}")
+
+
+def http_client(
+    host: str = "localhost",
+    port: int = 8000,
+    *,
+    ssl: bool = False,
+    headers: Mapping[str, str] | None = None,
+) -> Any:
+    """A ``chromadb.HttpClient`` for a Chroma server (``chroma run``), to pass as
+    ``CognitiveMemory(client=...)``.
+
+    Args:
+        host: The server's host name or address.
+        port: Its port.
+        ssl: Whether to use HTTPS.
+        headers: Extra HTTP headers (e.g. for authentication).
+
+    Raises:
+        CogmemConnectionError: No server answers at that address (names it).
+        StoreError: Chroma refused to create the client for another reason.
+    """
+    import chromadb
+    from chromadb.config import Settings
+
+    address = f"{'https' if ssl else 'http'}://{host}:{port}"
+    try:
+        return chromadb.HttpClient(
+            host=host,
+            port=port,
+            ssl=ssl,
+            headers=dict(headers or {}),
+            settings=Settings(anonymized_telemetry=False),
+        )
+    except Exception as exc:  # Chroma raises ValueError("Could not connect ...") from httpx
+        error = chroma_error("connecting to Chroma", exc)
+        if isinstance(error, CogmemConnectionError) or "could not connect" in str(exc).lower():
+            raise CogmemConnectionError(
+                f"cannot reach the Chroma server at {address} ({exc}); is it running?",
+                address=address,
+            ) from exc
+        raise error from exc
+
+
 class ChromaStore:
     """One Chroma collection of memories, always written with explicit vectors.
 
@@ -357,7 +464,10 @@ class ChromaStore:
 
     def count(self) -> int:
         """Number of records in the collection."""
-        return int(self._collection.count())
+        try:
+            return int(self._collection.count())
+        except Exception as exc:
+            raise chroma_error("Chroma count", exc, self._collection) from exc
 
     def _fresh_metadata(self) -> dict[str, Any]:
         try:
@@ -365,7 +475,7 @@ class ChromaStore:
                 return dict(self._client.get_collection(self._collection.name).metadata or {})
             return dict(self._collection.metadata or {})
         except Exception as exc:
-            raise StoreError(f"Chroma get_collection failed: {exc}") from exc
+            raise chroma_error("Chroma get_collection", exc, self._collection) from exc
 
     def generation(self) -> int:
         """The write generation recorded in the collection's metadata (0 if never written)."""
@@ -378,7 +488,7 @@ class ChromaStore:
         try:
             self._collection.modify(metadata=meta)
         except Exception as exc:
-            raise StoreError(f"Chroma modify failed: {exc}") from exc
+            raise chroma_error("Chroma modify", exc, self._collection) from exc
 
     def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
         """The stored embeddings of ``ids`` (missing ids are absent from the result)."""
@@ -529,7 +639,13 @@ class ChromaStore:
             seqs[memory_id] = int(meta.get("seq", 0))
 
     def _call(self, method: str, **kwargs: Any) -> dict[str, Any]:
+        """Call the collection's ``method``; Chroma's errors become cogmem's.
+
+        Raises:
+            CogmemConnectionError: The Chroma server could not be reached (names its address).
+            StoreError: Chroma failed otherwise (names the operation).
+        """
         try:
             return cast(dict[str, Any], getattr(self._collection, method)(**kwargs))
         except Exception as exc:  # Chroma raises many types; name the operation that failed
-            raise StoreError(f"Chroma {method} failed: {exc}") from exc
+            raise chroma_error(f"Chroma {method}", exc, self._collection) from exc
