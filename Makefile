@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/updates.py
 	$(BIN)/python benchmarks/decay_variants.py
 	$(BIN)/python benchmarks/lifecycle.py
+	$(BIN)/python benchmarks/embedder.py
 	$(BIN)/python benchmarks/speed.py
 
 clean:
