@@ -9,8 +9,8 @@ record with its metadata and vector, and ``memories()`` of every namespace) with
 before: unchanged after a rejection; after a success, what Chroma holds must decode to exactly
 what the process serves.
 
-A few inputs break this contract today; they are left out of the strategies and pinned down,
-one reproducer each, by the strict ``xfail`` tests at the end (see the report).
+A few inputs once broke this contract (lone surrogates, instants that overflow or fall outside
+1700-2200, ints beyond 64 bits, floats Chroma rounds); the tests at the end pin each one.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from cogmem import (
     InvalidTypeError,
     MemoryInput,
     MemoryRecord,
-    StoreError,
 )
 from cogmem.store import from_chroma
 from cogmem.testing import HashingEmbedder
@@ -169,10 +168,12 @@ unit = mostly(
 offsets = st.sampled_from(
     [UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=8))]
 )
-# Aware datetimes: to the microsecond from 1900 to 2100; whole seconds from year 2 to 9000
-# (ancient and far future). Microseconds far from 1970, and the very ends: see the xfails.
+# Aware datetimes: to the microsecond over the accepted range (1700-2200 UTC) and whole seconds
+# from year 2 to 9000 (ancient and far future: refused by name).
 aware = st.one_of(
-    st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2100, 1, 1), timezones=offsets),
+    st.datetimes(
+        min_value=datetime(1700, 1, 2), max_value=datetime(2199, 12, 31), timezones=offsets
+    ),
     st.datetimes(
         min_value=datetime(2, 1, 1), max_value=datetime(9000, 1, 1), timezones=offsets
     ).map(lambda d: d.replace(microsecond=0)),
@@ -185,11 +186,10 @@ datetimes = mostly(
         st.floats(),
     ),
 )
-# Scalars Chroma stores exactly: ints within int64, floats of 15 significant digits (beyond
-# either: see the xfails).
+# Scalars: ints within int64 (beyond: refused by name), any finite float (kept exactly).
 scalars = st.one_of(
     st.integers(-(2**63), 2**63 - 1),
-    st.floats(allow_nan=False, allow_infinity=False).map(lambda f: float(f"{f:.15g}")),
+    st.floats(allow_nan=False, allow_infinity=False),
     st.booleans(),
     unicode_text,
 )
@@ -493,20 +493,14 @@ def test_named_errors_for_classic_mistakes(memory: CognitiveMemory) -> None:
     assert snapshot(memory) == before
 
 
-# --- known gaps: each fails today (strict xfail), see the report --------------------------------
+# --- inputs that once broke the contract, one reproducer each --------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="namespace is hashed with str.encode(): UnicodeEncodeError")
 def test_lone_surrogate_in_a_namespace_is_a_named_error(memory: CognitiveMemory) -> None:
     with pytest.raises(CogmemError):
         memory.add("ok", namespace="\ud800", now=NOW)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="add_many writes namespace by namespace; Chroma refusing a later one leaves the "
-    "earlier ones written",
-)
 def test_add_many_across_namespaces_refused_by_chroma_stores_nothing(
     memory: CognitiveMemory,
 ) -> None:
@@ -522,14 +516,14 @@ def test_add_many_across_namespaces_refused_by_chroma_stores_nothing(
     assert snapshot(memory) == before
 
 
-@pytest.mark.xfail(strict=True, reason="lone surrogates reach Chroma and fail there (StoreError)")
 def test_lone_surrogates_in_text_are_an_input_error(memory: CognitiveMemory) -> None:
     with pytest.raises(InvalidInputError, match="text"):
         memory.add("lone \ud800 surrogate", now=NOW)
 
 
-def test_lone_surrogates_in_one_namespace_store_nothing(memory: CognitiveMemory) -> None:
-    """Today's behaviour, which does keep the contract: Chroma refuses, nothing is stored."""
+def test_lone_surrogates_anywhere_are_input_errors_and_store_nothing(
+    memory: CognitiveMemory,
+) -> None:
     before = snapshot(memory)
     for call in (
         lambda: memory.add("lone \ud800 surrogate", now=NOW),
@@ -537,16 +531,11 @@ def test_lone_surrogates_in_one_namespace_store_nothing(memory: CognitiveMemory)
         lambda: memory.add("ok", metadata={"k": "\ud800"}, now=NOW),
         lambda: memory.add("ok", id="\ud800", now=NOW),
     ):
-        with pytest.raises(StoreError):
+        with pytest.raises(InvalidInputError, match="lone surrogate"):
             call()
     assert snapshot(memory) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a created_at at the very end of year 9999 is stored as a float that reads back as "
-    "year 10000: every later read of the memory raises ValueError",
-)
 def test_the_last_representable_instant_is_stored_or_refused(memory: CognitiveMemory) -> None:
     latest = datetime.max.replace(tzinfo=UTC)
     try:
@@ -557,22 +546,12 @@ def test_the_last_representable_instant_is_stored_or_refused(memory: CognitiveMe
     memory.search("end of time", now=NOW, reinforce=False)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ensure_aware: astimezone(utc) overflows for an aware datetime near the ends "
-    "(raw OverflowError)",
-)
 def test_a_datetime_that_overflows_in_utc_is_a_named_error(memory: CognitiveMemory) -> None:
     edge = datetime(9999, 12, 31, 23, tzinfo=timezone(-timedelta(hours=14)))
     with pytest.raises(CogmemError):
         memory.add("ok", created_at=edge, now=NOW)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="check_user_metadata accepts ints beyond int64; Chroma stores them as floats, so "
-    "the stored memory differs from the one served",
-)
 def test_ints_beyond_int64_are_refused_or_kept_exactly(memory: CognitiveMemory) -> None:
     try:
         memory.add("big", id="big", metadata={"k": 2**70}, now=NOW)
@@ -581,32 +560,25 @@ def test_ints_beyond_int64_are_refused_or_kept_exactly(memory: CognitiveMemory) 
     check_consistent(memory)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="restore does not check created_at is set: None reaches to_metadata (AttributeError)",
-)
 def test_restore_a_record_without_created_at_is_a_named_error(memory: CognitiveMemory) -> None:
     with pytest.raises(CogmemError):
         memory.restore([MemoryRecord(id="x", text="t", created_at=None)])  # type: ignore[arg-type]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Chroma does not round-trip every float64 (about 1 in 10 loses its last bit): a user "
-    "metadata float is served exactly by this process and changed in Chroma",
-)
 def test_float_metadata_is_stored_exactly(memory: CognitiveMemory) -> None:
     memory.add("float", id="float", metadata={"x": 0.46723190130255077}, now=NOW)
     check_consistent(memory)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="created_at is kept in Chroma as float seconds, which Chroma rounds: far from 1970 "
-    "the microseconds change (the process serves another instant than Chroma holds)",
-)
-def test_created_at_keeps_its_microseconds_far_from_1970(memory: CognitiveMemory) -> None:
-    when = datetime(1000, 3, 2, 10, 57, 44, 967922, tzinfo=UTC)
+def test_created_at_keeps_its_microseconds_and_times_out_of_range_are_refused(
+    memory: CognitiveMemory,
+) -> None:
+    when = datetime(1705, 3, 2, 10, 57, 44, 967922, tzinfo=UTC)  # near the earliest accepted
     memory.add("old", id="old", created_at=when, now=NOW)
     check_consistent(memory)
     assert memory.get("old").created_at == when
+    before = snapshot(memory)
+    for far in (datetime(1000, 3, 2, tzinfo=UTC), datetime(2300, 1, 1, tzinfo=UTC)):
+        with pytest.raises(InvalidInputError, match="must lie between"):
+            memory.add("far", created_at=far, now=NOW)
+    assert snapshot(memory) == before

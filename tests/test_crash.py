@@ -227,7 +227,9 @@ def check_store(path: Path, added: range) -> set[int]:
             wanted = item(i)["id"]
             results = mem.search(item(i)["text"], top_k=3, now=NOW, reinforce=False)
             assert results and results[0].id == wanted
-            assert store.nearest(vectors[wanted], 1)[0][0] == wanted
+            # HNSW is approximate and hashed vectors can nearly coincide: among the 5 nearest.
+            nearest = dict(store.nearest(vectors[wanted], 5))
+            assert nearest.get(wanted, 0.0) == pytest.approx(1.0, abs=1e-5)
         return present
     finally:
         mem.close()
@@ -296,11 +298,6 @@ def test_sigkill_from_outside_during_a_chroma_write(store: Path, during: int) ->
     assert done <= present <= done | set(range(BASE + (during - 1) * BATCH, BASE + during * BATCH))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory.py: close() does not close the Chroma PersistentClient it created, so this "
-    "process keeps a stale copy of the store that another process then writes (see the report)",
-)
 def test_a_closed_store_reopened_after_another_process_wrote_it(tmp_path: Path) -> None:
     from cogmem import CognitiveMemory, MemoryInput
     from cogmem.testing import HashingEmbedder

@@ -514,11 +514,6 @@ def test_flush_and_close_while_the_server_is_down_then_retried(
 
 
 @pytest.mark.server
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory.py: _write_pending pops the pending reinforcements before the Chroma write, "
-    "so a failed flush drops them (see the report)",
-)
 def test_reinforcements_pending_when_a_flush_fails_are_written_by_the_retry(
     own_server: ChromaServer, agent: str, embedder: HashingEmbedder
 ) -> None:
@@ -535,11 +530,6 @@ def test_reinforcements_pending_when_a_flush_fails_are_written_by_the_retry(
 
 
 @pytest.mark.server
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory.py: _open_collection wraps every Chroma error in a plain StoreError, "
-    "without the address (see the report)",
-)
 def test_opening_a_memory_while_the_server_is_down_names_the_address(
     own_server: ChromaServer, agent: str, embedder: HashingEmbedder
 ) -> None:
@@ -550,11 +540,6 @@ def test_opening_a_memory_while_the_server_is_down_names_the_address(
 
 
 @pytest.mark.server
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory.py: namespaces() (and so len()) calls client.list_collections unwrapped: "
-    "httpx.ConnectError leaks (see the report)",
-)
 def test_listing_namespaces_while_the_server_is_down_is_a_cogmem_error(
     own_server: ChromaServer, agent: str, embedder: HashingEmbedder
 ) -> None:
@@ -565,11 +550,6 @@ def test_listing_namespaces_while_the_server_is_down_is_a_cogmem_error(
 
 
 @pytest.mark.server
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory.py: _open_collection(create=False) takes any error for 'no such collection', "
-    "so a namespace not opened yet reads as empty while the server is down (see the report)",
-)
 def test_an_unopened_namespace_is_not_reported_empty_while_the_server_is_down(
     own_server: ChromaServer, agent: str, embedder: HashingEmbedder
 ) -> None:

@@ -38,6 +38,7 @@ from .consolidation import (
 from .consolidation import candidates as consolidation_candidates
 from .embedding import Embedder, MiniLMEmbedder, embed_query_vector, embed_texts
 from .errors import (
+    CogmemConnectionError,
     DuplicateIdError,
     EmbedderError,
     InvalidInputError,
@@ -64,7 +65,9 @@ from .store import (
     FloatArray,
     Where,
     build_where,
+    check_unicode,
     check_user_metadata,
+    chroma_error,
     compile_filters,
 )
 
@@ -110,7 +113,7 @@ def _check_text(value: object, name: str) -> str:
         raise InvalidTypeError(f"{name} must be a str, got {type(value).__name__}")
     if not value.strip():
         raise InvalidInputError(f"{name} must not be empty or whitespace")
-    return value
+    return check_unicode(value, name)
 
 
 # Co-recall links grow among this many of a search's first direct results (bounds link growth).
@@ -133,7 +136,7 @@ def _check_name(value: object, name: str) -> str:
         raise InvalidTypeError(f"{name} must be a str, got {type(value).__name__}")
     if not value:
         raise InvalidInputError(f"{name} must not be empty")
-    return value
+    return check_unicode(value, name)
 
 
 def _check_positive_int(value: object, name: str) -> int:
@@ -195,7 +198,8 @@ def _check_record(position: int, record: object) -> MemoryRecord:
         raise InvalidInputError(f"{where}: unknown status {record.status!r}")
     for name in ("importance", "confidence", "stability"):
         check_unit_interval(getattr(record, name), f"{where}: {name}")
-    for name in ("created_at", "last_accessed_at", "links_updated_at"):
+    ensure_aware(record.created_at, f"{where}: created_at")
+    for name in ("last_accessed_at", "links_updated_at"):
         value = getattr(record, name)
         if value is not None:
             ensure_aware(value, f"{where}: {name}")
@@ -258,6 +262,7 @@ class CognitiveMemory:
         self.config = config or CognitiveMemoryConfig()
         self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
         self._ephemeral = path is None and client is None
+        self._owns_client = client is None
         self._client = client if client is not None else _make_client(path)
         if collection is None:
             collection = (
@@ -299,6 +304,13 @@ class CognitiveMemory:
                         self._client.delete_collection(store.collection.name)
                     except Exception as exc:  # already gone; nothing to free
                         log.debug("could not drop %s: %s", store.collection.name, exc)
+            if self._owns_client and hasattr(self._client, "close"):
+                # A client cogmem created: release it, so that a later open (here or after
+                # another process wrote) reads the store afresh.
+                try:
+                    self._client.close()
+                except Exception as exc:
+                    log.debug("closing the Chroma client failed: %s", exc)
 
     def flush(self) -> None:
         """Write pending reinforcements to Chroma and save the in-memory indexes.
@@ -339,16 +351,19 @@ class CognitiveMemory:
         """The namespaces that hold (or held) memories, sorted."""
         found = {DEFAULT_NAMESPACE}
         prefix = f"{self._base}.ns."
-        for col in self._client.list_collections():
-            name = col if isinstance(col, str) else col.name
-            if name.startswith(prefix):
-                meta = (
-                    (self._client.get_collection(name).metadata or {})
-                    if isinstance(col, str)
-                    else (col.metadata or {})
-                )
-                if "cogmem_namespace" in meta:
-                    found.add(str(meta["cogmem_namespace"]))
+        try:
+            for col in self._client.list_collections():
+                name = col if isinstance(col, str) else col.name
+                if name.startswith(prefix):
+                    meta = (
+                        (self._client.get_collection(name).metadata or {})
+                        if isinstance(col, str)
+                        else (col.metadata or {})
+                    )
+                    if "cogmem_namespace" in meta:
+                        found.add(str(meta["cogmem_namespace"]))
+        except Exception as exc:
+            raise chroma_error("Chroma list_collections", exc, self._client) from exc
         return sorted(found)
 
     # ------------------------------------------------------------------ writing
@@ -612,13 +627,27 @@ class CognitiveMemory:
                         f"ids already stored in namespace {namespace!r}: {sorted(taken)[:5]}; "
                         "delete them first or pick others"
                     )
-            for namespace, rows in by_namespace.items():
-                store = self._writable(namespace)
-                index = self._index(namespace)  # load first, so this write is incremental
-                part = [records[i] for i in rows]
-                self._will_write(namespace)
-                seqs = store.add(part, vectors[rows])
-                index.add(part, seqs)
+            written: list[tuple[str, list[str]]] = []
+            try:
+                for namespace, rows in by_namespace.items():
+                    store = self._writable(namespace)
+                    index = self._index(namespace)  # load first, so this write is incremental
+                    part = [records[i] for i in rows]
+                    self._will_write(namespace)
+                    seqs = store.add(part, vectors[rows])
+                    index.add(part, seqs)
+                    written.append((namespace, [r.id for r in part]))
+            except BaseException:
+                # One call, one outcome: take back what earlier namespaces already stored.
+                for namespace, ids in written:
+                    try:
+                        self._writable(namespace).delete(ids)
+                        self._index(namespace).remove(ids)
+                    except Exception as exc:  # the store is unreachable: say what remains
+                        log.error(
+                            "could not take back %d memories of %r: %s", len(ids), namespace, exc
+                        )
+                raise
 
     def _record(
         self, position: int, item: MemoryInput | Mapping[str, Any] | str, now: datetime
@@ -1451,10 +1480,12 @@ class CognitiveMemory:
             self._write_pending(namespace)
 
     def _write_pending(self, namespace: str) -> None:
-        pending = self._pending.pop(namespace, None)
+        pending = self._pending.get(namespace)
         if pending:
             self._will_write(namespace)
             self._writable(namespace).update(list(pending.values()))
+        # Only once written: a failed write (server down) keeps them for the next flush.
+        self._pending.pop(namespace, None)
 
 
 def _digest(namespace: str) -> str:
@@ -1485,10 +1516,15 @@ def _open_collection(client: Any, name: str, namespace: str, *, create: bool) ->
         else:
             try:
                 collection = client.get_collection(name, embedding_function=None)
-            except Exception:  # Chroma raises NotFoundError/ValueError by version
+            except Exception as exc:  # Chroma raises NotFoundError/ValueError by version
+                error = chroma_error("Chroma get_collection", exc, client)
+                if isinstance(error, CogmemConnectionError):  # unreachable is not "absent"
+                    raise error from exc
                 return None
+    except CogmemConnectionError:
+        raise
     except Exception as exc:
-        raise StoreError(f"could not open Chroma collection {name!r}: {exc}") from exc
+        raise chroma_error(f"opening Chroma collection {name!r}", exc, client) from exc
     space = _space_of(collection)
     if space not in (None, "cosine"):
         raise StoreError(

@@ -35,6 +35,11 @@ STATUSES: tuple[Status, ...] = get_args(Status)
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
+#: The times cogmem accepts: within ~285 years of 1970 a float of epoch seconds is exact to
+#: the microsecond (|t| < 2^53 µs), which is how times are stored.
+EARLIEST = datetime(1700, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
+
 
 def ensure_aware(value: object, name: str) -> datetime:
     """Check that ``value`` is a timezone-aware datetime and return it in UTC.
@@ -52,7 +57,19 @@ def ensure_aware(value: object, name: str) -> datetime:
             f"{name} is a naive datetime ({value.isoformat()}); pass a timezone-aware one, "
             "e.g. datetime.now(timezone.utc)"
         )
-    return value.astimezone(timezone.utc)
+    try:
+        utc = value.astimezone(timezone.utc)
+    except (OverflowError, ValueError) as exc:
+        raise InvalidInputError(
+            f"{name} ({value.isoformat()}) has no UTC equivalent: {exc}"
+        ) from None
+    if not EARLIEST <= utc < LATEST:
+        raise InvalidInputError(
+            f"{name} must lie between {EARLIEST.date()} and {LATEST.date()} (UTC), got "
+            f"{utc.isoformat()}: times are kept as epoch seconds, exact to the microsecond "
+            "only in that range"
+        )
+    return utc
 
 
 @dataclass(frozen=True, slots=True)

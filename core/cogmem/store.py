@@ -3,7 +3,8 @@
 Each memory is one Chroma record: the text as the document, an explicit embedding (cogmem never
 lets Chroma embed), and flat metadata. The fields Chroma filters on have keys of their own (each
 tag a boolean key ``tag:<name>``, each user metadata key prefixed ``m.``); the rest are packed
-into one JSON string (see :func:`to_metadata`). Times are UTC epoch seconds (float).
+into one JSON string (see :func:`to_metadata`), which also keeps the exact creation time and user
+metadata (Chroma may round the last bit of a float key). Times are UTC epoch seconds (float).
 
 :func:`to_metadata` and :func:`from_chroma` are pure and inverse to each other;
 :func:`build_where` turns cogmem filters into a Chroma ``where`` clause.
@@ -71,6 +72,7 @@ def to_metadata(memory: MemoryRecord, seq: int | None = None) -> dict[str, Any]:
     """
     packed: dict[str, Any] = {
         "v": _PACK_VERSION,
+        "c": _ts(memory.created_at),  # exact here: Chroma may round its float keys
         "ns": memory.namespace,
         "imp": float(memory.importance),
         "conf": float(memory.confidence),
@@ -91,6 +93,8 @@ def to_metadata(memory: MemoryRecord, seq: int | None = None) -> dict[str, Any]:
         packed["sup"] = memory.superseded_by
     if memory.contradicts:
         packed["contra"] = list(memory.contradicts)
+    if memory.metadata:
+        packed["meta"] = dict(memory.metadata)  # exact; the m.* keys are for filtering
     meta: dict[str, Any] = {
         "type": memory.memory_type,
         "status": memory.status,
@@ -127,7 +131,7 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
             importance=float(packed["imp"]),
             confidence=float(packed["conf"]),
             stability=float(packed["stab"]),
-            created_at=_dt(float(meta["created_at"])),
+            created_at=_dt(float(packed.get("c", meta["created_at"]))),
             last_accessed_at=None if last is None else _dt(float(last)),
             access_count=int(packed["acc"]),
             session_ids=tuple(packed.get("sess", ())),
@@ -138,9 +142,9 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
             links={str(k): float(v) for k, v in packed.get("links", {}).items()},
             links_updated_at=None if links_at is None else _dt(float(links_at)),
             contradicts=tuple(packed.get("contra", ())),
-            metadata={
-                k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)
-            },
+            metadata=packed["meta"]
+            if "meta" in packed
+            else {k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)},
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise StoreError(
@@ -172,8 +176,40 @@ def check_user_metadata(metadata: object) -> dict[str, str | int | float | bool]
             )
         if isinstance(value, float) and not math.isfinite(value):
             raise InvalidInputError(f"metadata[{key!r}] must be finite, got {value!r}")
+        check_unicode(key, "metadata key")
+        _check_scalar(value, f"metadata[{key!r}]")
         out[key] = value
     return out
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def check_unicode(value: str, name: str) -> str:
+    """``value`` if it is valid Unicode (encodable as UTF-8: no lone surrogates).
+
+    Raises:
+        InvalidInputError: It holds a lone surrogate, which no store can keep.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"{name} is not valid Unicode (lone surrogate at position {exc.start})"
+        ) from None
+    return value
+
+
+def _check_scalar(value: object, name: str) -> None:
+    """Strings must be valid Unicode and ints fit in 64 bits (what Chroma keeps exactly)."""
+    if isinstance(value, str):
+        check_unicode(value, name)
+    elif (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not _INT64[0] <= value <= _INT64[1]
+    ):
+        raise InvalidInputError(f"{name} must fit in 64 bits, got {value}")
 
 
 def build_where(
@@ -326,10 +362,14 @@ def _check_operand(key: str, op: str, operand: Any) -> None:
             raise InvalidTypeError(f"filters[{key!r}][{op!r}] must be a non-empty list")
         if not all(isinstance(v, scalars) for v in operand):
             raise InvalidTypeError(f"filters[{key!r}][{op!r}] must hold str/int/float/bool")
+        for v in operand:
+            _check_scalar(v, f"filters[{key!r}][{op!r}]")
     elif not isinstance(operand, scalars):
         raise InvalidTypeError(
             f"filters[{key!r}] must compare with str/int/float/bool, got {type(operand).__name__}"
         )
+    else:
+        _check_scalar(operand, f"filters[{key!r}]")
 
 
 def chroma_address(target: Any) -> str | None:
