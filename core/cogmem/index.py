@@ -9,6 +9,9 @@ Chroma's ANN index for ids and distances and everything else from here.
   columns; a :class:`~cogmem.records.MemoryRecord` is built when one is looked up).
 * ``bm25``: the incremental BM25 index of their texts.
 * the timeline: the rows in ``(created_at, seq)`` order, for temporal-context lookups.
+* ``horizon``: the highest write stamp (``w``, see :mod:`cogmem.store`) it has taken in; what
+  other processes wrote since is read from Chroma by stamp (``CognitiveMemory`` catches up
+  before each read), and each record's own stamp says whether a version read is newer.
 
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
 *generation* it reflects. cogmem bumps the generation kept in the Chroma collection's metadata
@@ -62,6 +65,7 @@ class NamespaceIndex:
         self.tokenizer = tokenizer
         self.records = RecordTable(namespace) if records is None else records
         self._timeline = array("q")
+        self.horizon = 0
         if len(self.records):
             self._rebuild_timeline()
 
@@ -76,19 +80,34 @@ class NamespaceIndex:
         return set(self.records)
 
     # ------------------------------------------------------------------ writes
-    def add(self, records: Sequence[MemoryRecord], seqs: Sequence[int]) -> None:
-        """Index new memories (their ids must not be held)."""
+    def add(
+        self,
+        records: Sequence[MemoryRecord],
+        seqs: Sequence[int],
+        stamps: Sequence[int] | None = None,
+    ) -> None:
+        """Index new memories (their ids must not be held), with their write stamps."""
         tokens = self.tokenizer.tokenize_many(r.text for r in records)
         self.bm25.add_many((r.id, t) for r, t in zip(records, tokens))
-        rows = [self.records.put(record, seq) for record, seq in zip(records, seqs)]
+        marks: Sequence[int | None] = [None] * len(records) if stamps is None else stamps
+        rows = [self.records.put(r, seq, w) for r, seq, w in zip(records, seqs, marks)]
+        self.horizon = max([self.horizon, *(w for w in marks if w is not None)])
         self._insert(rows)
 
-    def update(self, records: Iterable[MemoryRecord]) -> None:
+    def set_stamps(self, ids: Sequence[str], stamps: Sequence[int]) -> None:
+        """Record the write stamps of held memories (as just written)."""
+        for memory_id, stamp in zip(ids, stamps, strict=True):
+            self.records.put_stamp(memory_id, stamp)
+        self.horizon = max([self.horizon, *stamps])
+
+    def update(self, records: Iterable[MemoryRecord], stamp: int | None = None) -> None:
         """Replace the mutable fields of held memories (text, creation and seq never change;
-        unknown ids are ignored)."""
+        unknown ids are ignored); ``stamp``: the write stamp of these versions."""
         for record in records:
             if record.id in self.records:
-                self.records.put(record)
+                self.records.put(record, stamp=stamp)
+        if stamp is not None:
+            self.horizon = max(self.horizon, stamp)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Forget memories (unknown ids are ignored)."""
@@ -175,17 +194,33 @@ class NamespaceIndex:
         """True when the BM25 index holds exactly ``ids``."""
         return self.bm25.fingerprint() == BM25Index.fingerprint_of(ids)
 
-    def replace_records(self, stored: Mapping[str, tuple[MemoryRecord, int]]) -> None:
-        """Make this index hold exactly ``stored`` (id -> record, seq), as read from Chroma.
+    def replace_records(self, stored: Mapping[str, tuple[MemoryRecord, int, int]]) -> None:
+        """Make this index hold exactly ``stored`` (id -> record, seq, write stamp), as read
+        from Chroma.
 
         BM25 entries are kept for ids present on both sides (their text cannot have changed);
         the rest are added or removed.
         """
         self.remove([i for i in self.records if i not in stored])
+        self.apply(stored)
+
+    def apply(self, stored: Mapping[str, tuple[MemoryRecord, int, int]]) -> tuple[int, int]:
+        """Take in records read from Chroma (id -> record, seq, write stamp): new ids are
+        added, held ones overwritten (their BM25 entries are kept: the text of a stored
+        memory never changes). Returns how many were added and updated."""
         missing = [i for i in stored if i not in self.records]
-        self.update(stored[i][0] for i in stored if i in self.records)
+        held = [i for i in stored if i in self.records]
+        for i in held:
+            record, _, stamp = stored[i]
+            self.records.put(record, stamp=stamp)
         if missing:
-            self.add([stored[i][0] for i in missing], [stored[i][1] for i in missing])
+            self.add(
+                [stored[i][0] for i in missing],
+                [stored[i][1] for i in missing],
+                [stored[i][2] for i in missing],
+            )
+        self.horizon = max([self.horizon, *(stored[i][2] for i in held)])
+        return len(missing), len(held)
 
     # ------------------------------------------------------------------ persistence
     def save(self, folder: Path, stem: str, generation: int) -> None:
@@ -198,6 +233,7 @@ class NamespaceIndex:
         payload = {
             "format": _FORMAT,
             "generation": generation,
+            "horizon": self.horizon,
             "tokenizer": _tokenizer_key(self.tokenizer),
             "records": self.records.to_state(),
         }
@@ -228,13 +264,16 @@ class NamespaceIndex:
                 raise StoreError(f"{path}: written with another tokenizer")
             records = RecordTable.from_state(payload["records"])
             generation = int(payload["generation"])
+            horizon = int(payload.get("horizon", 0))
         except StoreError:
             raise
         except Exception as exc:  # pickle raises many types on a damaged file
             raise StoreError(f"{path}: unreadable ({exc})") from exc
         if len(records) != len(bm25) or set(records) != bm25.ids():
             raise StoreError(f"{path}: records and BM25 index hold different memories")
-        return cls(bm25, tokenizer, records.namespace, records), generation
+        index = cls(bm25, tokenizer, records.namespace, records)
+        index.horizon = horizon
+        return index, generation
 
 
 def _tokenizer_key(tokenizer: Tokenizer) -> str:

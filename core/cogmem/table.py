@@ -46,6 +46,7 @@ _COLUMNS: dict[str, type[np.generic]] = {
     "stability": np.float64,
     "access_count": np.int64,
     "seq": np.int64,
+    "w": np.int64,  # write stamp of the version held (ns; 0: unknown, e.g. an old store)
     "text_at": np.int64,  # offset of the text's UTF-8 bytes in the text buffer
     "text_len": np.int64,
     "kind": np.uint8,
@@ -132,6 +133,14 @@ class RecordTable(Mapping[str, MemoryRecord]):
         """The insertion stamp of ``memory_id``."""
         return int(self._cols["seq"][self._row_of[memory_id]])
 
+    def stamp(self, memory_id: str) -> int:
+        """The write stamp of the version of ``memory_id`` held (0 if unknown)."""
+        return int(self._cols["w"][self._row_of[memory_id]])
+
+    def put_stamp(self, memory_id: str, stamp: int) -> None:
+        """Set the write stamp of the version of ``memory_id`` held."""
+        self._cols["w"][self._row_of[memory_id]] = stamp
+
     def record(self, row: int) -> MemoryRecord:
         """The record held in ``row`` (a live row)."""
         c = self._cols
@@ -169,15 +178,19 @@ class RecordTable(Mapping[str, MemoryRecord]):
         )
 
     # ------------------------------------------------------------------ writes
-    def put(self, record: MemoryRecord, seq: int | None = None) -> int:
+    def put(self, record: MemoryRecord, seq: int | None = None, stamp: int | None = None) -> int:
         """Store ``record``: a new id takes a new row (``seq`` required), a held one is
-        overwritten in place (its text and seq are kept). Returns the row."""
+        overwritten in place (its text and seq are kept). ``stamp``: the write stamp of this
+        version (default: keep the one held, 0 for a new row). Returns the row."""
         row = self._row_of.get(record.id)
         if row is None:
             if seq is None:
                 raise ValueError(f"a new memory needs its seq: {record.id!r}")
             row = self._append(record.id, record.text)
             self._cols["seq"][row] = seq
+            self._cols["w"][row] = 0
+        if stamp is not None:
+            self._cols["w"][row] = stamp
         self._write(row, record)
         return row
 
@@ -295,10 +308,11 @@ class RecordTable(Mapping[str, MemoryRecord]):
         text = bytearray(state["text"])
         columns = state["columns"]
         n = len(ids)
-        if set(columns) != set(_COLUMNS):
+        # Tables saved before write stamps existed lack "w": their stamps are unknown (0).
+        if set(columns) | {"w"} != set(_COLUMNS):
             raise StoreError("saved records: ids, texts and columns do not match")
         for name, dtype in _COLUMNS.items():
-            col = np.asarray(columns[name], dtype=dtype)
+            col = np.asarray(columns[name] if name in columns else np.zeros(n), dtype=dtype)
             if col.shape != (n,):
                 raise StoreError(f"saved records: column {name!r} has shape {col.shape}")
             table._cols[name] = col.copy() if n else np.zeros(16, dtype=dtype)
