@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench report clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -26,13 +26,14 @@ lint: $(STAMP)
 	$(BIN)/ruff check core tests benchmarks langchain_cogmem llamaindex_cogmem
 	$(BIN)/mypy
 
+# Every benchmark (quality, then speed at 10k/100k: about an hour on 2 cores); saves the JSON
+# and plots in docs/benchmarks/ and writes docs/benchmarks.md. BENCH_ARGS=--no-speed skips speed.
 bench: $(STAMP)
-	$(BIN)/python benchmarks/locomo.py
-	$(BIN)/python benchmarks/updates.py
-	$(BIN)/python benchmarks/decay_variants.py
-	$(BIN)/python benchmarks/lifecycle.py
-	$(BIN)/python benchmarks/embedder.py
-	$(BIN)/python benchmarks/speed.py
+	$(BIN)/python benchmarks/report.py $(BENCH_ARGS)
+
+# Re-renders docs/benchmarks.md and its plots from the saved JSON, running nothing.
+report: $(STAMP)
+	$(BIN)/python benchmarks/report.py --from docs/benchmarks
 
 clean:
 	rm -rf $(VENV)
