@@ -71,6 +71,12 @@ class CognitiveMemoryConfig:
     # --- reinforcement and core promotion (§2) ---
     reinforce_on_search: bool = True
     reinforcement_flush_size: int = 64
+    # How stale a process's view of other writers may get, in seconds: before a read, the
+    # catch-up with Chroma (see CognitiveMemory) runs only if this long has passed since the
+    # last one. None: 0 for a client= store (a server other processes share), 1.0 for a
+    # path= folder (one process at a time in Chroma's embedded mode). The catch-up costs ~2 ms
+    # at 10k memories but ~20 ms at 100k (Chroma's count and filtered get grow with the store).
+    sync_interval_seconds: float | None = None
     reinforcement_gain: float = 0.1
     association_reinforcement_gain: float = 0.05
     reinforcement_spacing_days: float = 7.0
@@ -236,6 +242,8 @@ class CognitiveMemoryConfig:
         _integer(self, "graph_expansion_hops", low=0)
         _integer(self, "version_candidates", low=1)
         _integer(self, "reinforcement_flush_size", low=1)
+        if self.sync_interval_seconds is not None:
+            _number(self, "sync_interval_seconds", low=0.0)
         _integer(self, "context_span", low=0)
         _integer(self, "context_seeds", low=0)
         if self.token_budget is not None:

@@ -283,6 +283,10 @@ class CognitiveMemory:
         self._stores: dict[str, ChromaStore] = {}
         self._indexes: dict[str, NamespaceIndex] = {}
         self._synced_at: dict[str, int] = {}  # ns: when each namespace's last catch-up began
+        interval = self.config.sync_interval_seconds
+        if interval is None:
+            interval = 0.0 if client is not None else 1.0
+        self._sync_interval_ns = int(interval * 1e9)
         self._generation: dict[str, int] = {}  # the Chroma generation each index reflects
         self._saved: set[str] = set()  # namespaces whose saved index is up to date
         self._bumped: set[str] = set()  # namespaces whose generation this process has bumped
@@ -1493,6 +1497,9 @@ class CognitiveMemory:
         index = self._index(namespace)
         if self._private:
             return index
+        last = self._synced_at.get(namespace)
+        if last is not None and time.time_ns() - last < self._sync_interval_ns:
+            return index  # caught up moments ago (config.sync_interval_seconds)
         try:
             return self._catch_up(namespace, index)
         except CogmemConnectionError as exc:
