@@ -17,7 +17,6 @@ for a scheduler that must not stop on one rambling answer.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -26,6 +25,7 @@ from llama_index.core.llms.llm import LLM
 from llama_index.core.prompts import BasePromptTemplate, ChatPromptTemplate, PromptTemplate
 
 from cogmem import InvalidInputError, InvalidTypeError
+from cogmem.conflicts import CONFLICT_QUESTION, CONFLICT_SYSTEM, parse_yes_no
 
 from .errors import ConflictDetectorError
 
@@ -38,50 +38,12 @@ STATEMENT_VARIABLES = ("first", "second")
 
 DEFAULT_CONFLICT_PROMPT = ChatPromptTemplate(
     message_templates=[
-        ChatMessage(
-            role=MessageRole.SYSTEM,
-            content=(
-                "You check an agent's long-term memories for contradictions. Two statements "
-                "contradict each other when they cannot both be true: they give different "
-                "values for the same fact about the same thing (a place, a date, a number, a "
-                "name, a preference). Statements about different things, statements that add "
-                "detail, and an event followed by a later event do not contradict each other. "
-                "Answer with one word: yes or no."
-            ),
-        ),
-        ChatMessage(
-            role=MessageRole.USER,
-            content=(
-                "Statement 1: {first}\nStatement 2: {second}\n"
-                "Do these two statements contradict each other?"
-            ),
-        ),
+        ChatMessage(role=MessageRole.SYSTEM, content=CONFLICT_SYSTEM),
+        ChatMessage(role=MessageRole.USER, content=CONFLICT_QUESTION),
     ]
 )
 """The prompt :func:`conflict_detector_from` uses when given none (variables ``first``,
 ``second``)."""
-
-_ANSWERS = {"yes": True, "true": True, "no": False, "false": False}
-_THINKING = re.compile(r"^\s*<think>.*?</think>", re.IGNORECASE | re.DOTALL)
-_FIRST_WORD = re.compile(r"^[\W_]*(?:answer[\W_]+)?([^\W\d_]+)", re.IGNORECASE)
-
-
-def parse_yes_no(answer: str) -> bool | None:
-    """Read an LLM's yes/no answer: ``True`` for yes, ``False`` for no, ``None`` if unclear.
-
-    A leading ``<think>...</think>`` block, leading punctuation or markdown and an ``Answer:``
-    label are skipped; the first word decides, case-insensitively (``yes``/``true``,
-    ``no``/``false``). ``"Yes."``, ``"**No**, they agree"``, ``"Answer: YES"`` are read;
-    ``"They contradict"``, ``"Maybe"`` and ``""`` are unclear.
-
-    Args:
-        answer: The LLM's reply text.
-
-    Returns:
-        ``True``, ``False`` or ``None``.
-    """
-    match = _FIRST_WORD.match(_THINKING.sub("", answer, count=1))
-    return _ANSWERS.get(match.group(1).lower()) if match else None
 
 
 def conflict_detector_from(
