@@ -77,6 +77,12 @@ class CognitiveMemoryConfig:
     # path= folder (one process at a time in Chroma's embedded mode). The catch-up costs ~2 ms
     # at 10k memories but ~20 ms at 100k (Chroma's count and filtered get grow with the store).
     sync_interval_seconds: float | None = None
+    # Small adds are written to Chroma in groups of up to this many (0: each at once). A Chroma
+    # add costs 4-8 ms whatever its size; until its group is written a memory is searchable from
+    # the in-memory index and, on a path= folder, durable in a journal (see cogmem.pending).
+    # Groups are written when full, when older than sync_interval_seconds (folder stores), and
+    # before anything else reads or changes Chroma. client= stores always write at once.
+    add_flush_size: int = 64
     reinforcement_gain: float = 0.1
     association_reinforcement_gain: float = 0.05
     reinforcement_spacing_days: float = 7.0
@@ -242,6 +248,7 @@ class CognitiveMemoryConfig:
         _integer(self, "graph_expansion_hops", low=0)
         _integer(self, "version_candidates", low=1)
         _integer(self, "reinforcement_flush_size", low=1)
+        _integer(self, "add_flush_size", low=0)
         if self.sync_interval_seconds is not None:
             _number(self, "sync_interval_seconds", low=0.0)
         _integer(self, "context_span", low=0)

@@ -50,6 +50,7 @@ from .errors import (
 from .index import NamespaceIndex
 from .lexical import BM25Index, Tokenizer
 from .packing import TokenCounter, char_token_count, mmr_order, pack, tiktoken_counter
+from .pending import JOURNALS_SUPPORTED, AddJournal, PendingAdds, claim_orphans, journal_path
 from .records import (
     MEMORY_TYPES,
     STATUSES,
@@ -292,6 +293,13 @@ class CognitiveMemory:
         self._bumped: set[str] = set()  # namespaces whose generation this process has bumped
         self._pending: dict[str, dict[str, MemoryRecord]] = {}  # reinforcements not yet written
         self._judged: set[tuple[str, str, str]] = set()  # (namespace, a, b) pairs judged
+        self._adds: dict[str, PendingAdds] = {}  # adds not yet written to Chroma
+        # Small adds are written in groups (config.add_flush_size) where cogmem alone decides
+        # when Chroma sees them: a private in-process store, or a folder (journaled, see
+        # cogmem.pending). A client= store is read by other processes: written at once.
+        self._buffered = self.config.add_flush_size > 0 and (
+            self._private or (path is not None and JOURNALS_SUPPORTED)
+        )
         self._lock = threading.RLock()
         self._closed = False
         self._count_tokens: TokenCounter = (
@@ -310,6 +318,10 @@ class CognitiveMemory:
             if self._closed:
                 return
             self.flush()
+            for adds in self._adds.values():
+                if adds.journal is not None:
+                    adds.journal.discard()  # empty: everything it held is in Chroma
+            self._adds.clear()
             self._closed = True
             if self._ephemeral and self._base.startswith("cogmem-"):
                 for store in self._stores.values():
@@ -326,13 +338,16 @@ class CognitiveMemory:
                     log.debug("closing the Chroma client failed: %s", exc)
 
     def flush(self) -> None:
-        """Write pending reinforcements to Chroma and save the in-memory indexes.
+        """Write held adds and pending reinforcements to Chroma, and save the in-memory indexes.
 
-        Reinforcement is written behind (``config.reinforcement_flush_size`` memories at a
-        time): a process that dies loses at most that many recalls, never a memory.
+        Small adds are written in groups (``config.add_flush_size``; journaled on a folder
+        store, so a process that dies loses none). Reinforcement is written behind
+        (``config.reinforcement_flush_size`` memories at a time): a process that dies loses at
+        most that many recalls, never a memory.
         """
         with self._lock:
             for namespace in sorted(self._indexes):
+                self._flush_adds(namespace)
                 self._write_pending(namespace)
                 if self._index_dir is not None and namespace not in self._saved:
                     self._indexes[namespace].save(
@@ -356,7 +371,7 @@ class CognitiveMemory:
             return len(self)
         namespace = _check_name(namespace, "namespace")
         with self._lock:
-            if self._store(namespace) is None:
+            if self._store(namespace, flush=False) is None:
                 return 0
             return len(self._sync(namespace, offline=True))
 
@@ -538,27 +553,22 @@ class CognitiveMemory:
         stored_hits: dict[str, dict[str, MemoryRecord]] = {}
         for namespace in dict.fromkeys(records[i].namespace for i in keep):
             rows = [i for i in keep if records[i].namespace == namespace and ids[i] not in chosen]
-            store = self._store(namespace)
+            store = self._store(namespace, flush=False)
             if not rows or store is None:
                 continue
             index = self._index(namespace)
             if len(index) == 0:
                 continue
-            got = store._call(
-                "query",
-                query_embeddings=vectors[rows],
-                n_results=min(len(index), 5),
-                include=["distances"],
-            )
+            nearest = self._nearest(namespace, store, vectors[rows], min(len(index), 5))
             hits = stored_hits.setdefault(namespace, {})
-            for i, found, distances in zip(rows, got["ids"], got["distances"], strict=True):
-                for other, distance in zip(found, distances, strict=True):
+            for i, found in zip(rows, nearest, strict=True):
+                for other, similarity in found:
                     existing = hits.get(other) or index.records.get(other)
                     if existing is None or existing.status != "active":
                         continue
                     if not _may_merge(existing, records[i], cfg):
                         continue
-                    if 1.0 - float(distance) >= threshold:
+                    if similarity >= threshold:
                         hits[other] = _reinforced_duplicate(existing, records[i], cfg)
                         ids[i] = other
                     break  # nearest active memory only
@@ -633,17 +643,27 @@ class CognitiveMemory:
             for namespace, rows in by_namespace.items():
                 index = self._index(namespace)
                 ids = [records[i].id for i in rows if records[i].id in chosen]
-                # The index knows this process's writes; Chroma also knows other processes'.
-                taken = {i for i in ids if i in index} or self._writable(namespace).existing(ids)
+                # The index knows this process's writes (held ones too); Chroma also knows
+                # other processes' (a private store has none).
+                taken = {i for i in ids if i in index}
+                if ids and not taken and not self._private:
+                    taken = self._writable(namespace, flush=False).existing(ids)
                 if taken:
                     raise DuplicateIdError(
                         f"ids already stored in namespace {namespace!r}: {sorted(taken)[:5]}; "
                         "delete them first or pick others"
                     )
+            if (
+                self._buffered
+                and len(by_namespace) == 1
+                and len(records) < self.config.add_flush_size
+                and self._hold(records[0].namespace, records, vectors)
+            ):
+                return
             written: list[tuple[str, list[str]]] = []
             try:
                 for namespace, rows in by_namespace.items():
-                    store = self._writable(namespace)
+                    store = self._writable(namespace)  # held adds are written first
                     index = self._index(namespace)  # load first, so this write is incremental
                     part = [records[i] for i in rows]
                     self._will_write(namespace)
@@ -1038,7 +1058,7 @@ class CognitiveMemory:
         with self._lock:
             record = (
                 self._sync(namespace, offline=True).records.get(id)
-                if self._store(namespace) is not None
+                if self._store(namespace, flush=False) is not None
                 else None
             )
         if record is None:
@@ -1059,7 +1079,7 @@ class CognitiveMemory:
         namespace = _check_name(namespace, "namespace")
         allowed = compile_filters(filters, include_superseded=deep_recall)
         with self._lock:
-            if self._store(namespace) is None:
+            if self._store(namespace, flush=False) is None:
                 return []
             held = self._sync(namespace, offline=True).records
             records = [r for r in held.values() if allowed(r)]
@@ -1071,7 +1091,7 @@ class CognitiveMemory:
         reinforced."""
         namespace = _check_name(namespace, "namespace")
         with self._lock:
-            if self._store(namespace) is None:
+            if self._store(namespace, flush=False) is None:
                 return []
             table = self._sync(namespace, offline=True).records
             held = [(table[i], table.seq(i)) for i in table]
@@ -1091,8 +1111,8 @@ class CognitiveMemory:
             raise InvalidTypeError("ids must be a list of ids, not one str")
         wanted = [_check_name(i, "id") for i in ids]
         with self._lock:
-            store = self._store(namespace)
-            found = {} if store is None else store.vectors(wanted)
+            store = self._store(namespace, flush=False)
+            found = {} if store is None else self._vectors_of(namespace, store, wanted)
         missing = [i for i in wanted if i not in found]
         if missing:
             raise MemoryNotFoundError(
@@ -1162,11 +1182,13 @@ class CognitiveMemory:
 
         query_vector = embed_query_vector(self.embedder, text)
         with self._lock:
-            store = self._store(namespace)
+            store = self._store(namespace, flush=False)
             if store is None:
                 return []
             index = self._sync(namespace)
-            found = self._candidates(store, index, text, query_vector, search_mode, where, allowed)
+            found = self._candidates(
+                namespace, store, index, text, query_vector, search_mode, where, allowed
+            )
             found += self._context(index, found, search_mode, allowed)
             found += self._associations(index, found, search_mode, allowed, moment)
             # Without a token budget or diversity, packing takes the first k: explain only those.
@@ -1184,7 +1206,8 @@ class CognitiveMemory:
                 ]
             if diversity:
                 vectors = {c.memory.id: c.vector for c in found if c.vector is not None}
-                vectors.update(store.vectors([r.id for r in ranked if r.id not in vectors]))
+                missing = [r.id for r in ranked if r.id not in vectors]
+                vectors.update(self._vectors_of(namespace, store, missing))
                 ranked = [r for r in ranked if r.id in vectors]
                 ranked = mmr_order(ranked, [vectors[r.id] for r in ranked], lambda_=cfg.mmr_lambda)
             results = pack(
@@ -1252,6 +1275,7 @@ class CognitiveMemory:
     # ------------------------------------------------------------------ internals
     def _candidates(
         self,
+        namespace: str,
         store: ChromaStore,
         index: NamespaceIndex,
         query: str,
@@ -1265,7 +1289,8 @@ class CognitiveMemory:
         Chroma is asked for ids and distances only (records come from the in-memory index),
         unfiltered (a filtered vector query is a scan there), and filtered here; when the filter
         leaves fewer than ``k_dense``, four times as many are asked for, and only if that is
-        still short does Chroma run the filtered query.
+        still short does Chroma run the filtered query. Adds not yet written to Chroma are
+        scanned exactly beside it (:meth:`_nearest`).
         """
         cfg = self.config
         records = index.records
@@ -1285,11 +1310,12 @@ class CognitiveMemory:
         if mode in ("dense", "hybrid"):
             want = min(size, cfg.k_dense)
             for n in (want, min(size, 4 * want)):
-                nearest = store.nearest(query_vector, n)
+                nearest = self._nearest(namespace, store, query_vector[None, :], n)[0]
                 dense = [(i, c) for i, c in nearest if passing(i)]
                 if len(dense) >= want or len(nearest) == size:
                     break
             if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
+                self._flush_adds(namespace)  # so that Chroma holds every candidate
                 dense = [
                     (i, c) for i, c in store.nearest(query_vector, want, where) if i in records
                 ]
@@ -1308,7 +1334,9 @@ class CognitiveMemory:
         # similarity between versions when facts are among the candidates.
         chosen = {i: kept.get(i) or records[i] for i in keep}
         facts = any(r.memory_type in ("semantic", "core") for r in chosen.values())
-        vectors = store.vectors(keep if facts else [i for i in keep if i not in cosine])
+        vectors = self._vectors_of(
+            namespace, store, keep if facts else [i for i in keep if i not in cosine]
+        )
         dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
         lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
         bm25 = dict(lexical)
@@ -1418,17 +1446,26 @@ class CognitiveMemory:
                 )
         return out
 
-    def _writable(self, namespace: str) -> ChromaStore:
-        """The namespace's collection, created if needed."""
-        store = self._store(namespace, create=True)
+    def _writable(self, namespace: str, *, flush: bool = True) -> ChromaStore:
+        """The namespace's collection, created if needed (see :meth:`_store` for ``flush``)."""
+        store = self._store(namespace, create=True, flush=flush)
         if store is None:  # get_or_create never returns nothing
             raise StoreError(f"could not create the collection of namespace {namespace!r}")
         return store
 
-    def _store(self, namespace: str, *, create: bool = False) -> ChromaStore | None:
-        """The namespace's collection (``None`` if it does not exist and ``create`` is off)."""
+    def _store(
+        self, namespace: str, *, create: bool = False, flush: bool = True
+    ) -> ChromaStore | None:
+        """The namespace's collection (``None`` if it does not exist and ``create`` is off).
+
+        With ``flush`` (the default), adds held back from Chroma are written first, so that the
+        caller finds Chroma complete. Only the paths that read held adds themselves (adding,
+        searching, reading the index) pass ``flush=False``.
+        """
         store = self._stores.get(namespace)
         if store is not None:
+            if flush:
+                self._flush_adds(namespace)
             return store
         if namespace == DEFAULT_NAMESPACE:
             name = self._base
@@ -1475,7 +1512,122 @@ class CognitiveMemory:
             self._saved.add(namespace)
         self._indexes[namespace] = index
         self._generation[namespace] = generation
+        if self._index_dir is not None:
+            self._replay(namespace, store, index, self._index_dir)
         return index
+
+    def _replay(
+        self, namespace: str, store: ChromaStore, index: NamespaceIndex, folder: Path
+    ) -> None:
+        """Write to Chroma what dead writers' journals in ``folder`` hold and Chroma lacks
+        (adds they acknowledged but had not written yet), then delete those journals."""
+        for journal in claim_orphans(folder, _digest(namespace)):
+            try:
+                entries = [e for e in journal.entries() if e.record.id not in index]
+                if entries:
+                    present = store.existing([e.record.id for e in entries])
+                    entries = [e for e in entries if e.record.id not in present]
+                if entries:
+                    records = [e.record for e in entries]
+                    self._will_write(namespace)
+                    matrix = np.stack([e.vector for e in entries])
+                    seqs, stamps = store.add(records, matrix, seqs=[e.seq for e in entries])
+                    index.add(records, seqs, stamps)
+                    log.info(
+                        "namespace %r: wrote %d acknowledged adds left in %s",
+                        namespace,
+                        len(records),
+                        journal.path.name,
+                    )
+            except BaseException:
+                journal.release()  # left for the next open
+                raise
+            journal.discard()
+
+    # ------------------------------------------------------------------ held adds
+    def _hold(self, namespace: str, records: list[MemoryRecord], vectors: FloatArray) -> bool:
+        """Hold new memories of one namespace back from Chroma (indexed, and journaled on a
+        folder store); ``False`` if they must be written at once (no journal could be opened).
+        The held group is written first when these would overfill it, or when it is older than
+        ``sync_interval_seconds`` on a store other processes may read."""
+        pending = self._adds.get(namespace)
+        if pending is None:
+            journal = None
+            if not self._private and self._index_dir is not None:
+                path = journal_path(self._index_dir, _digest(namespace), self._writer)
+                try:
+                    journal = AddJournal(path)
+                except StoreError as exc:
+                    log.warning("writing every add at once: %s", exc)
+                    self._buffered = False
+                    return False
+            pending = self._adds[namespace] = PendingAdds(journal)
+        aged = (
+            not self._private
+            and pending.since is not None
+            and time.monotonic_ns() - pending.since >= self._sync_interval_ns
+        )
+        if aged or len(pending) + len(records) > self.config.add_flush_size:
+            self._flush_adds(namespace)
+        index = self._index(namespace)
+        seqs = self._writable(namespace, flush=False).next_seqs(len(records))
+        index.add(records, seqs)
+        try:
+            pending.add(records, seqs, vectors)  # the commit point: journaled, or nothing
+        except BaseException:
+            index.remove([r.id for r in records])
+            raise
+        return True
+
+    def _flush_adds(self, namespace: str) -> None:
+        """Write the namespace's held adds to Chroma (as the index holds them now: a recall
+        since is included) and empty its journal. On failure they stay held."""
+        pending = self._adds.get(namespace)
+        if not pending:
+            return
+        store = self._stores[namespace]
+        table = self._indexes[namespace].records
+        ids = [i for i in pending.ids if i in table]
+        vectors = pending.vectors(ids)
+        self._will_write(namespace)
+        _, stamps = store.add(
+            [table[i] for i in ids],
+            np.stack([vectors[i] for i in ids]) if ids else pending.matrix()[:0],
+            seqs=[table.seq(i) for i in ids],
+        )
+        self._indexes[namespace].set_stamps(ids, stamps)
+        pending.written()
+
+    def _nearest(
+        self, namespace: str, store: ChromaStore, vectors: FloatArray, k: int
+    ) -> list[list[tuple[str, float]]]:
+        """For each row of ``vectors``, the ``k`` nearest memories by cosine, nearest first:
+        Chroma's ANN results merged with an exact scan of the adds not written yet."""
+        pending = self._adds.get(namespace)
+        held = len(pending) if pending else 0
+        in_chroma = min(k, len(self._indexes[namespace]) - held)
+        found = (
+            store.nearest_many(vectors, in_chroma)
+            if in_chroma > 0
+            else [[] for _ in range(len(vectors))]
+        )
+        if pending:
+            found = [
+                sorted(ours + theirs, key=lambda pair: -pair[1])[:k]
+                for ours, theirs in zip(found, pending.nearest(vectors, k), strict=True)
+            ]
+        return found
+
+    def _vectors_of(
+        self, namespace: str, store: ChromaStore, ids: Sequence[str]
+    ) -> dict[str, FloatArray]:
+        """The embeddings of ``ids``: held adds' from memory, the rest from Chroma."""
+        pending = self._adds.get(namespace)
+        found = pending.vectors(ids) if pending else {}
+        rest = [i for i in ids if i not in found]
+        if rest:
+            found.update(store.vectors(rest))
+        return found
 
     def _sync(self, namespace: str, *, offline: bool = False) -> NamespaceIndex:
         """The namespace's index, caught up with what other writers (processes, or other
@@ -1550,8 +1702,9 @@ class CognitiveMemory:
         until it is saved again."""
         if namespace in self._bumped:
             return
-        generation = max(self._generation[namespace], self._writable(namespace).generation()) + 1
-        self._writable(namespace).set_generation(generation)
+        store = self._writable(namespace, flush=False)
+        generation = max(self._generation[namespace], store.generation()) + 1
+        store.set_generation(generation)
         self._generation[namespace] = generation
         self._bumped.add(namespace)
         self._saved.discard(namespace)

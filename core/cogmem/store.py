@@ -634,17 +634,26 @@ class ChromaStore:
         return found
 
     def add(
-        self, memories: Sequence[MemoryRecord], vectors: FloatArray
+        self,
+        memories: Sequence[MemoryRecord],
+        vectors: FloatArray,
+        seqs: Sequence[int] | None = None,
     ) -> tuple[list[int], list[int]]:
         """Write new memories (the caller has checked that their ids are free).
 
         Each Chroma batch is stamped when it is sent (not when the call began), so that a
         long ``add`` does not write stamps far older than the moment they become visible.
 
+        Args:
+            memories: The records.
+            vectors: Their embeddings, one row each.
+            seqs: Their insertion stamps, when already given (adds written late keep the order
+                they were made in); default: new ones.
+
         Returns:
             Their insertion stamps (seq) and write stamps (w), in order.
         """
-        seqs = self.next_seqs(len(memories))
+        seqs = self.next_seqs(len(memories)) if seqs is None else list(seqs)
         stamps: list[int] = []
         for start in range(0, len(memories), _GET_BATCH):
             part = memories[start : start + _GET_BATCH]
@@ -741,10 +750,19 @@ class ChromaStore:
 
         Only ids and distances are fetched: it is the records that are slow to read.
         """
+        return self.nearest_many(np.atleast_2d(vector), k, where)[0]
+
+    def nearest_many(
+        self, vectors: FloatArray, k: int, where: Where | None = None
+    ) -> list[list[tuple[str, float]]]:
+        """For each row of ``vectors``, :meth:`nearest` (one Chroma query for all rows)."""
         got = self._call(
-            "query", query_embeddings=[vector], n_results=k, where=where, include=["distances"]
+            "query", query_embeddings=vectors, n_results=k, where=where, include=["distances"]
         )
-        return [(i, 1.0 - float(d)) for i, d in zip(got["ids"][0], got["distances"][0])]
+        return [
+            [(i, 1.0 - float(d)) for i, d in zip(ids, distances)]
+            for ids, distances in zip(got["ids"], got["distances"], strict=True)
+        ]
 
     @staticmethod
     def _collect(
