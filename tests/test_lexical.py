@@ -107,12 +107,25 @@ operations = st.lists(
 queries = st.lists(st.lists(st.sampled_from(VOCAB + UNKNOWN), max_size=5), min_size=1, max_size=4)
 
 
-@settings(max_examples=300, deadline=None)
-@given(ops=operations, qs=queries)
-def test_matches_rank_bm25_after_random_writes(
-    ops: list[tuple[Any, ...]], qs: list[list[str]]
-) -> None:
+def merging_index(merge_min: int, move_chunk: int) -> BM25Index:
+    """An index that merges its postings tail into the base after ``merge_min`` rows (the
+    default waits for 16k), moving ``move_chunk`` rows at a time."""
     index = BM25Index()
+    index._MERGE_MIN = merge_min
+    index._MOVE_CHUNK = move_chunk
+    return index
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ops=operations,
+    qs=queries,
+    merge=st.sampled_from([(1 << 14, 1 << 16), (0, 1), (0, 2), (3, 5)]),
+)
+def test_matches_rank_bm25_after_random_writes(
+    ops: list[tuple[Any, ...]], qs: list[list[str]], merge: tuple[int, int]
+) -> None:
+    index = merging_index(*merge)
     docs: dict[str, list[str]] = {}
     for op in ops:
         if op[0] == "add":
@@ -267,6 +280,44 @@ def test_compaction_preserves_scores_ids_and_tie_order() -> None:
     index.add("late", ["w1", "w1", "w2"])
     docs["late"] = ["w1", "w1", "w2"]
     check_against_reference(index, docs, QUERIES)
+
+
+def test_merging_postings_in_batches_keeps_scores() -> None:
+    # Small batches, merged into the base at every size ratio and chunk size, score as one
+    # batch of everything, before and after removals and a save-free compaction.
+    docs = _corpus(400, seed=3)
+    items = list(docs.items())
+    whole = BM25Index()
+    whole.add_many(items)
+    expected = [whole.search(q) for q in QUERIES]
+    for merge_min, chunk in ((0, 1), (0, 7), (50, 3), (1 << 14, 1 << 16)):
+        index = merging_index(merge_min, chunk)
+        for start in range(0, len(items), 37):
+            index.add_many(items[start : start + 37])
+        assert [index.search(q) for q in QUERIES] == expected
+        assert index.stats()["postings"] == whole.stats()["postings"]
+    index = merging_index(0, 5)
+    for doc_id, tokens in items:
+        index.add(doc_id, tokens)
+    kept = dict(items)
+    for i in range(0, 400, 7):
+        index.remove(f"doc{i}")
+        del kept[f"doc{i}"]
+    check_against_reference(index, kept, QUERIES)
+    index.compact()
+    check_against_reference(index, kept, QUERIES)
+
+
+def test_arrays_grow_by_a_quarter_not_double() -> None:
+    items = list(_corpus(3000, seed=4).items())
+    index = BM25Index()
+    for start in range(0, len(items), 50):
+        index.add_many(items[start : start + 50])
+    stats = index.stats()
+    # Used: a bool and an int32 per slot, an int64 pointer per slot, an int32 per posting in
+    # the forward index and two in the inverted index, an int64 df and two pointers per term.
+    used = 13 * stats["documents"] + 12 * stats["postings"] + 24 * stats["terms"]
+    assert used <= stats["array_bytes"] <= 1.25 * used + 4096
 
 
 def test_automatic_compaction_after_many_removals() -> None:

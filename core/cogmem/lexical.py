@@ -29,16 +29,24 @@ A document *matches* when it holds at least one query term, whatever its score.
 
 Costs
 -----
-``add`` and ``remove`` cost O(tokens of the document), amortised: postings live in one growable
-``int32`` array per term (rows of ``(slot, tf)``, capacity doubling), documents in per-slot
-arrays. ``remove`` leaves a tombstone (document frequency and total length are adjusted at once,
-dead postings are skipped when queried); when dead slots exceed a quarter of all slots the index
-compacts itself in O(postings), amortised over the removals that caused it. A query costs
-O(postings of its terms) (a dense scratch array is used only when the postings number at least
-an eighth of the slots); ``mean_idf`` is recomputed lazily, at the first query after a write, in
-O(vocabulary) numpy work. Memory: 8 bytes per posting (``int32`` slot and tf) plus 4 for the
-forward index ``remove`` needs, one small array per term, and the id and vocabulary dictionaries;
-no Python object per posting (about 23 bytes per posting in all for 100k documents of 20 tokens).
+``add`` and ``remove`` cost O(tokens of the document), amortised. Postings are ``int32`` rows
+of ``(slot, tf)`` sorted by (term, slot) in two exactly sized CSR levels: a *base* and a *tail*
+holding what was added since the last merge. A batch of additions rebuilds the tail in
+O(tail + batch + vocabulary); the tail is merged into the base, in place, when it outgrows an
+eighth of it (O(postings), amortised over the postings that made it grow). Per-document arrays
+grow by a quarter in place (``realloc``). ``remove`` leaves a tombstone (document frequency and
+total length are adjusted at once, dead postings are skipped when queried); when dead slots
+exceed a quarter of all slots the index compacts itself in O(postings), amortised over the
+removals that caused it. A query costs O(postings of its terms) (a dense scratch array is used
+only when the postings number at least an eighth of the slots); ``mean_idf`` is recomputed
+lazily, at the first query after a write, in O(vocabulary) numpy work.
+
+Memory: 8 bytes per posting, plus 4 for the forward index ``remove`` needs; per document an
+``int32`` length, a flag, an ``int64`` forward pointer and its id in an :class:`~cogmem.idmap.IdMap`
+(its UTF-8 bytes and ~27 bytes); per term 24 bytes of arrays and its entry in the vocabulary
+dict. No Python object per posting or per document. For 100k documents of 16.5 tokens (15.3
+unique, 27k terms): 21 MB of arrays, 14 bytes per posting; 32 MB of RSS in all, ids included.
+Transient memory: a merge moves 64k rows at a time.
 
 Persistence
 -----------
@@ -65,7 +73,7 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress, pairwise
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +88,7 @@ from cogmem.errors import (
     MemoryNotFoundError,
     StoreError,
 )
+from cogmem.idmap import IdMap
 
 __all__ = [
     "INDEX_FORMAT_VERSION",
@@ -119,9 +128,6 @@ I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
-
-_EMPTY_POSTINGS: I32 = np.empty((0, 2), dtype=np.int32)
-_EMPTY_POSTINGS.flags.writeable = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -320,12 +326,53 @@ def _id_hash(doc_id: str) -> int:
     return int.from_bytes(digest, "little")
 
 
-def _grow(array: npt.NDArray[Any], needed: int) -> npt.NDArray[Any]:
-    """A copy of ``array`` with room for at least ``needed`` rows (capacity doubling)."""
-    capacity = max(needed, 2 * array.shape[0], 8)
-    grown = np.zeros((capacity, *array.shape[1:]), dtype=array.dtype)
-    grown[: array.shape[0]] = array
-    return grown
+def _reserve(holder: dict[str, Any], name: str, needed: int) -> None:
+    """Give the array ``holder[name]`` room for at least ``needed`` rows (new rows are zero).
+
+    Capacity grows by a quarter (amortised O(1) per row, at most 25% unused). The array is
+    grown in place with ``ndarray.resize``, a ``realloc``: a large array's pages are remapped,
+    not copied, so old and new copies never coexist. Only when something else references the
+    array (a view) is it copied instead. ``holder`` is the dict holding it (an object's
+    ``vars()``): ``resize`` refuses an array with references beyond the holder's.
+    """
+    rows = holder[name].shape[0]
+    if needed <= rows:
+        return
+    shape = (max(needed, rows + rows // 4, 16), *holder[name].shape[1:])
+    try:
+        holder[name].resize(shape, refcheck=True)
+    except ValueError:  # a view of it exists: copy
+        old = holder[name]
+        grown = np.zeros(shape, dtype=old.dtype)
+        grown[:rows] = old
+        holder[name] = grown
+
+
+def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
+    """The CSR ``(rows, ptr)`` with ``extra`` appended to each term's rows (a new array).
+
+    Args:
+        rows: ``(slot, tf)`` rows grouped by term; term ``t`` owns ``rows[ptr[t]:ptr[t + 1]]``.
+        ptr: Row pointer, one more than there are terms.
+        extra: Rows to add, grouped by term in term order: ``counts[t]`` of them for term ``t``.
+        counts: Rows of ``extra`` per term (as long as ``ptr`` minus one).
+
+    Returns:
+        The merged rows and their pointer; O(rows + extra + terms).
+    """
+    held = np.diff(ptr)
+    merged_ptr = np.zeros_like(ptr)
+    np.cumsum(held + counts, out=merged_ptr[1:])
+    merged = np.empty((int(merged_ptr[-1]), 2), dtype=np.int32)
+    if rows.shape[0]:
+        # Row i of term t moves up by the extra rows of the terms before t.
+        shift = merged_ptr[:-1] - ptr[:-1]
+        merged[np.arange(rows.shape[0]) + np.repeat(shift, held)] = rows
+    if extra.shape[0]:
+        # Extra row k of term t lands after t's held rows.
+        start = merged_ptr[:-1] + held - (np.cumsum(counts) - counts)
+        merged[np.arange(extra.shape[0]) + np.repeat(start, counts)] = extra
+    return merged, merged_ptr
 
 
 def _stable_argsort(keys: npt.NDArray[Any]) -> I64:
@@ -381,6 +428,10 @@ class BM25Index:
     """
 
     _COMPACT_MIN_DEAD = 16
+    # The tail is merged into the base when it holds more than this many rows and more than
+    # an eighth of the base's (merges cost O(postings), so they are amortised over that many).
+    _MERGE_MIN = 1 << 14
+    _MOVE_CHUNK = 1 << 16  # rows moved at a time by a merge (its extra memory: 512 KiB)
 
     def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> None:
         self._k1 = _check_real(k1, "k1", 0.0, 1000.0)
@@ -392,9 +443,9 @@ class BM25Index:
 
     def _reset(self) -> None:
         # Documents, by slot (insertion order).
-        # _slot_ids is only appended to between compactions (ranked() snapshots rely on it).
-        self._slot_ids: list[str] = []
-        self._slot_of: dict[str, int] = {}
+        # Ids by slot. Only appended to between compactions, which install a new map (ranked()
+        # snapshots rely on it); a removed document's slot still names it.
+        self._ids = IdMap()
         self._alive: Bool = np.zeros(0, dtype=np.bool_)
         self._dl: I32 = np.zeros(0, dtype=np.int32)
         self._nslots = 0
@@ -404,10 +455,15 @@ class BM25Index:
         # Forward index: term ids of slot s are _fterm[_fptr[s]:_fptr[s + 1]].
         self._fptr: I64 = np.zeros(1, dtype=np.int64)
         self._fterm: I32 = np.zeros(0, dtype=np.int32)
-        # Inverted index: term id -> rows (slot, tf), slots ascending; _plen rows are used.
+        # Inverted index: rows (slot, tf) in two CSR levels, each sorted by (term, slot). The
+        # base holds everything up to the last merge, the tail what was added since (slots
+        # above the base's), so term t's postings are _base[_bptr[t]:_bptr[t + 1]] followed by
+        # _tail[_tptr[t]:_tptr[t + 1]]. Both are exactly sized (_bptr, _tptr: terms + 1).
         self._vocab: dict[str, int] = {}
-        self._post: list[I32] = []
-        self._plen: list[int] = []
+        self._base: I32 = np.zeros((0, 2), dtype=np.int32)
+        self._bptr: I64 = np.zeros(1, dtype=np.int64)
+        self._tail: I32 = np.zeros((0, 2), dtype=np.int32)
+        self._tptr: I64 = np.zeros(1, dtype=np.int64)
         self._df: I64 = np.zeros(0, dtype=np.int64)  # live document frequency
         self._stats_cache: tuple[int, float, float] | None = None
 
@@ -431,17 +487,17 @@ class BM25Index:
     @property
     def avgdl(self) -> float:
         """Mean live document length in tokens (0.0 when empty)."""
-        return self._total / len(self._slot_of) if self._slot_of else 0.0
+        return self._total / len(self._ids) if len(self._ids) else 0.0
 
     def __len__(self) -> int:
-        return len(self._slot_of)
+        return len(self._ids)
 
     def __contains__(self, doc_id: object) -> bool:
-        return isinstance(doc_id, str) and doc_id in self._slot_of
+        return doc_id in self._ids
 
     def ids(self) -> set[str]:
         """The ids of the live documents (a new set)."""
-        return set(self._slot_of)
+        return set(self._ids.keys())
 
     def __repr__(self) -> str:
         return (
@@ -468,42 +524,10 @@ class BM25Index:
         for token in counts:
             if not isinstance(token, str):
                 raise InvalidTypeError(f"tokens must contain str, got {type(token).__name__}")
-        if doc_id in self._slot_of:
+        if doc_id in self._ids:
             raise DuplicateIdError(f"document {doc_id!r} is already indexed; remove it first")
 
-        vocab = self._vocab
-        old_terms = len(vocab)
-        tids = [vocab.setdefault(term, len(vocab)) for term in counts]
-        self._add_terms(old_terms)
-        slot = self._nslots
-        self._reserve_slots(slot + 1)
-        unique = len(tids)
-        fstart = int(self._fptr[slot])
-        if fstart + unique > self._fterm.shape[0]:
-            self._fterm = _grow(self._fterm, fstart + unique)
-        self._fterm[fstart : fstart + unique] = tids
-        self._fptr[slot + 1] = fstart + unique
-        self._alive[slot] = True
-        self._dl[slot] = length
-        if unique:
-            self._df[tids] += 1  # a document's term ids are distinct
-        post, plen = self._post, self._plen
-        for tid, tf in zip(tids, counts.values(), strict=True):
-            used = plen[tid]
-            arr = post[tid]
-            if used == arr.shape[0]:
-                grown = np.empty((max(1, 2 * used), 2), dtype=np.int32)
-                grown[:used] = arr
-                post[tid] = arr = grown
-            arr[used, 0] = slot
-            arr[used, 1] = tf
-            plen[tid] = used + 1
-        self._slot_ids.append(doc_id)
-        self._slot_of[doc_id] = slot
-        self._nslots = slot + 1
-        self._total += length
-        self._xor ^= _id_hash(doc_id)
-        self._stats_cache = None
+        self._append([doc_id], [length], [counts])
 
     def add_many(self, items: Iterable[tuple[str, Sequence[str]]]) -> int:
         """Index several documents at once (all or nothing).
@@ -534,7 +558,7 @@ class BM25Index:
                 raise InvalidTypeError("items must contain (doc_id, tokens) tuples")
             doc_id = _check_id(item[0])
             length, counts = _count_tokens(item[1], "tokens")
-            if doc_id in self._slot_of or doc_id in seen:
+            if doc_id in self._ids or doc_id in seen:
                 raise DuplicateIdError(f"document {doc_id!r} is already indexed or repeated")
             seen.add(doc_id)
             ids.append(doc_id)
@@ -548,17 +572,17 @@ class BM25Index:
         """Make room for the terms the vocabulary gained since it had ``old_terms``."""
         new_terms = len(self._vocab)
         if new_terms > old_terms:
-            if new_terms > self._df.shape[0]:
-                self._df = _grow(self._df, new_terms)
-            self._post.extend([_EMPTY_POSTINGS] * (new_terms - old_terms))
-            self._plen.extend([0] * (new_terms - old_terms))
+            _reserve(vars(self), "_df", new_terms)
+            # New terms have no postings yet: their pointers repeat the last one.
+            more = new_terms - old_terms
+            self._bptr = np.concatenate((self._bptr, np.repeat(self._bptr[-1:], more)))
+            self._tptr = np.concatenate((self._tptr, np.repeat(self._tptr[-1:], more)))
 
     def _reserve_slots(self, end: int) -> None:
-        if end > self._alive.shape[0]:
-            self._alive = _grow(self._alive, end)
-            self._dl = _grow(self._dl, end)
-        if end + 1 > self._fptr.shape[0]:
-            self._fptr = _grow(self._fptr, end + 1)
+        arrays = vars(self)
+        _reserve(arrays, "_alive", end)
+        _reserve(arrays, "_dl", end)
+        _reserve(arrays, "_fptr", end + 1)
 
     def _append(self, ids: list[str], lengths: list[int], counters: list[Counter[str]]) -> None:
         """Add new documents in bulk; checks the token types, then mutates (all or nothing)."""
@@ -599,38 +623,24 @@ class BM25Index:
         self._dl[first:end] = lengths
         fstart = int(self._fptr[first])
         fend = fstart + postings
-        if fend > self._fterm.shape[0]:
-            self._fterm = _grow(self._fterm, fend)
+        _reserve(vars(self), "_fterm", fend)
         self._fterm[fstart:fend] = tids
         self._fptr[first + 1 : end + 1] = fstart + np.cumsum(uniques, dtype=np.int64)
 
         if postings:
             order = _stable_argsort(tids)  # stable: slots stay ascending within a term
             sorted_tids = tids[order]
-            starts = np.flatnonzero(np.diff(sorted_tids)) + 1
-            heads = np.concatenate(([0], starts))
-            group_tids = sorted_tids[heads]
-            sizes = np.diff(np.concatenate((heads, [postings])))
-            self._df[group_tids] += sizes
             rows = np.empty((postings, 2), dtype=np.int32)
             rows[:, 0] = np.repeat(np.arange(first, end, dtype=np.int32), uniques)[order]
             rows[:, 1] = np.fromiter(tfs, dtype=np.int32, count=postings)[order]
-            post, plen = self._post, self._plen
-            for tid, lo, size in zip(
-                group_tids.tolist(), heads.tolist(), sizes.tolist(), strict=True
-            ):
-                used = plen[tid]
-                need = used + size
-                arr = post[tid]
-                if need > arr.shape[0]:
-                    grown = np.empty((max(need, 2 * arr.shape[0]), 2), dtype=np.int32)
-                    grown[:used] = arr[:used]
-                    post[tid] = arr = grown
-                arr[used:need] = rows[lo : lo + size]
-                plen[tid] = need
+            del order
+            per_term = np.bincount(sorted_tids, minlength=len(vocab))
+            self._df[: len(vocab)] += per_term
+            self._tail, self._tptr = _merge_csr(self._tail, self._tptr, rows, per_term)
+            if self._tail.shape[0] > max(self._MERGE_MIN, self._base.shape[0] // 8):
+                self._merge_tail()
 
-        self._slot_ids.extend(ids)
-        self._slot_of.update(zip(ids, range(first, end), strict=True))
+        self._ids.extend(ids)
         self._nslots = end
         self._total += sum(lengths)
         xor = self._xor
@@ -638,6 +648,50 @@ class BM25Index:
             xor ^= _id_hash(doc_id)
         self._xor = xor
         self._stats_cache = None
+
+    def _merge_tail(self) -> None:
+        """Move the tail's postings into the base, in place; O(postings).
+
+        The base is grown with ``ndarray.resize`` (no second copy of it), then its rows are
+        moved up from the last to the first in chunks of ``_MOVE_CHUNK``, each to its final
+        place: row ``i`` of term ``t`` moves up by ``_tptr[t]`` (the tail rows of the terms
+        before ``t``), and tail row ``j`` of term ``t`` lands at ``_bptr[t + 1] + j``. A row
+        only moves to a higher index, so the rows below the chunk being moved are still
+        unread. Extra memory: one chunk.
+        """
+        tail, tptr, bptr = self._tail, self._tptr, self._bptr
+        count, added = self._base.shape[0], tail.shape[0]
+        if not added:
+            return
+        try:
+            self._base.resize((count + added, 2), refcheck=True)
+        except ValueError:  # a view of it exists: copy
+            grown = np.empty((count + added, 2), dtype=np.int32)
+            grown[:count] = self._base
+            self._base = grown
+        base = self._base
+        for lo in range(max(0, count - self._MOVE_CHUNK), -self._MOVE_CHUNK, -self._MOVE_CHUNK):
+            hi = min(lo + self._MOVE_CHUNK, count)
+            lo = max(lo, 0)
+            at = np.arange(lo, hi, dtype=np.int64)
+            terms = np.searchsorted(bptr, at, side="right") - 1
+            base[at + tptr[terms]] = base[lo:hi].copy()
+        at = np.arange(added, dtype=np.int64)
+        terms = np.searchsorted(tptr, at, side="right") - 1
+        base[bptr[terms + 1] + at] = tail
+        self._bptr = bptr + tptr
+        self._tail = np.zeros((0, 2), dtype=np.int32)
+        self._tptr = np.zeros_like(tptr)
+
+    def _rows(self, tid: int) -> I32:
+        """The postings rows of term ``tid`` (dead slots included), slots ascending."""
+        b0, b1 = self._bptr[tid : tid + 2].tolist()
+        t0, t1 = self._tptr[tid : tid + 2].tolist()
+        if t0 == t1:
+            return self._base[b0:b1]
+        if b0 == b1:
+            return self._tail[t0:t1]
+        return np.concatenate((self._base[b0:b1], self._tail[t0:t1]))
 
     def remove(self, doc_id: str) -> bool:
         """Remove one document.
@@ -653,7 +707,7 @@ class BM25Index:
         """
         if not isinstance(doc_id, str):
             raise InvalidTypeError(f"doc_id must be a str, got {type(doc_id).__name__}")
-        slot = self._slot_of.pop(doc_id, None)
+        slot = self._ids.pop(doc_id)
         if slot is None:
             return False
         self._alive[slot] = False
@@ -703,16 +757,16 @@ class BM25Index:
         slots = self._nslots
         alive = self._alive[:slots]
         terms = len(self._vocab)
-        plen = np.array(self._plen, dtype=np.int64)
+        self._merge_tail()
+        plen = np.diff(self._bptr)
         live_terms = self._df[:terms] > 0
 
         slot_map = np.cumsum(alive, dtype=np.int64) - 1
         term_map = np.cumsum(live_terms, dtype=np.int64) - 1
-        parts = [arr[:used] for arr, used in zip(self._post, plen.tolist(), strict=True)]
-        rows: I32 = np.concatenate(parts) if parts else _EMPTY_POSTINGS
+        rows: I32 = self._base
         row_terms = np.repeat(np.arange(terms, dtype=np.int64), plen)
         keep = alive[rows[:, 0]]
-        rows = rows[keep]  # a new array: the old one may be shared with _post
+        rows = rows[keep]  # a new array
         rows[:, 0] = slot_map[rows[:, 0]]
         nlive_terms = int(np.count_nonzero(live_terms))
         counts = np.bincount(term_map[row_terms[keep]], minlength=nlive_terms)
@@ -725,7 +779,7 @@ class BM25Index:
         fptr = np.zeros(int(np.count_nonzero(alive)) + 1, dtype=np.int64)
         np.cumsum(widths[alive], out=fptr[1:])
 
-        ids = [self._slot_ids[s] for s in np.flatnonzero(alive).tolist()]
+        ids = self._ids.compacted(np.flatnonzero(alive))
         vocab = list(compress(self._vocab, live_terms.tolist()))
         dl = self._dl[:slots][alive]
         xor, total = self._xor, self._total
@@ -735,7 +789,7 @@ class BM25Index:
 
     def _install(
         self,
-        ids: list[str],
+        ids: IdMap,
         dl: I32,
         vocab: list[str],
         rows: I32,
@@ -746,18 +800,17 @@ class BM25Index:
         """Replace the whole state by compacted arrays (no dead slots, no unused terms)."""
         self._reset()
         n = len(ids)
-        self._slot_ids = ids
-        self._slot_of = dict(zip(ids, range(n), strict=True))
+        self._ids = ids
         self._alive = np.ones(n, dtype=np.bool_)
         self._dl = np.array(dl, dtype=np.int32)  # a writable copy
         self._nslots = n
         self._fptr = fptr
         self._fterm = fterm
         self._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
-        bounds = ptr.tolist()
-        self._post = [rows[a:b] for a, b in pairwise(bounds)]
+        self._base = rows
+        self._bptr = ptr
+        self._tptr = np.zeros_like(ptr)
         self._df = np.diff(ptr)
-        self._plen = self._df.tolist()
 
     # -- fingerprint ---------------------------------------------------------------------------
 
@@ -767,7 +820,7 @@ class BM25Index:
         Maintained incrementally (O(1)). Compare with :meth:`fingerprint_of` of the ids the
         index should hold; equal fingerprints mean the same set (up to a 2**-64 accident).
         """
-        return len(self._slot_of), self._xor
+        return len(self._ids), self._xor
 
     @staticmethod
     def fingerprint_of(doc_ids: Iterable[str]) -> tuple[int, int]:
@@ -795,7 +848,7 @@ class BM25Index:
         cached = self._stats_cache
         if cached is not None:
             return cached
-        n = len(self._slot_of)
+        n = len(self._ids)
         df = self._df[: len(self._vocab)]
         live = df[df > 0]
         if n == 0 or live.size == 0:
@@ -815,11 +868,11 @@ class BM25Index:
         """Slots (ascending) of live documents holding a query term, and their scores."""
         query = _check_query(query_tokens)
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
-        if not self._slot_of:
+        if not len(self._ids):
             return empty
         n, avgdl, floor = self._stats()
         k1, b = self._k1, self._b
-        vocab, df, plen, post = self._vocab, self._df, self._plen, self._post
+        vocab, df = self._vocab, self._df
         cache: dict[int, tuple[I32, F64]] = {}
         slot_parts: list[I32] = []
         score_parts: list[F64] = []
@@ -833,9 +886,8 @@ class BM25Index:
                 if d == 0:
                     continue
                 idf = self._idf(d, n, floor)
-                used = int(plen[tid])
-                rows = post[tid][:used]
-                if used != d:  # some postings are dead
+                rows = self._rows(tid)
+                if rows.shape[0] != d:  # some postings are dead
                     rows = rows[self._alive[rows[:, 0]]]
                 slots = rows[:, 0]
                 tf = rows[:, 1]
@@ -875,8 +927,9 @@ class BM25Index:
         return candidates[np.argsort(neg[candidates], kind="stable")[:k]]
 
     @staticmethod
-    def _pairs(ids: list[str], slots: I64, scores: F64) -> list[tuple[str, float]]:
-        return [(ids[s], sc) for s, sc in zip(slots.tolist(), scores.tolist(), strict=True)]
+    def _pairs(ids: IdMap, slots: I64, scores: F64) -> list[tuple[str, float]]:
+        key = ids.key
+        return [(key(s), sc) for s, sc in zip(slots.tolist(), scores.tolist(), strict=True)]
 
     def search(self, query_tokens: Sequence[str], k: int | None = None) -> list[tuple[str, float]]:
         """Documents holding at least one query term, best first.
@@ -896,7 +949,7 @@ class BM25Index:
             _check_count(k, "k", 0)
         slots, scores = self._match(query_tokens)
         order = self._order(scores, k)
-        return self._pairs(self._slot_ids, slots[order], scores[order])
+        return self._pairs(self._ids, slots[order], scores[order])
 
     def ranked(
         self, query_tokens: Sequence[str], chunk_size: int = 256
@@ -921,11 +974,11 @@ class BM25Index:
         """
         _check_count(chunk_size, "chunk_size", 1)
         slots, scores = self._match(query_tokens)
-        return self._chunks(self._slot_ids, slots, scores, chunk_size)
+        return self._chunks(self._ids, slots, scores, chunk_size)
 
     @classmethod
     def _chunks(
-        cls, ids: list[str], slots: I64, scores: F64, chunk_size: int
+        cls, ids: IdMap, slots: I64, scores: F64, chunk_size: int
     ) -> Iterator[list[tuple[str, float]]]:
         m = scores.shape[0]
         done = 0
@@ -946,8 +999,8 @@ class BM25Index:
             InvalidTypeError: ``query_tokens`` is not a sequence of str.
         """
         slots, scores = self._match(query_tokens)
-        ids = self._slot_ids
-        return {ids[s]: sc for s, sc in zip(slots.tolist(), scores.tolist(), strict=True)}
+        key = self._ids.key
+        return {key(s): sc for s, sc in zip(slots.tolist(), scores.tolist(), strict=True)}
 
     def score(self, query_tokens: Sequence[str], doc_ids: Iterable[str]) -> dict[str, float]:
         """Scores of specific documents (0.0 for those holding no query term).
@@ -975,7 +1028,7 @@ class BM25Index:
         for doc_id in wanted:
             if not isinstance(doc_id, str):
                 raise InvalidTypeError(f"doc_ids must contain str, got {type(doc_id).__name__}")
-            slot = self._slot_of.get(doc_id)
+            slot = self._ids.get(doc_id)
             if slot is None:
                 raise MemoryNotFoundError(f"document {doc_id!r} is not in the BM25 index")
             slots.append(slot)
@@ -990,7 +1043,7 @@ class BM25Index:
             if tid is None or d == 0:
                 terms.append(None)
             else:
-                terms.append((self._idf(d, n, floor), self._post[tid][: self._plen[tid]]))
+                terms.append((self._idf(d, n, floor), self._rows(tid)))
         at = np.asarray(slots, dtype=np.int64)
         # Same operations, in the same order, as the per-document formula (and rank_bm25).
         norm = (
@@ -1017,22 +1070,14 @@ class BM25Index:
         """Bytes held by the index's numpy arrays (capacity included; dictionaries excluded)."""
         arrays: list[npt.NDArray[Any]] = [
             self._alive, self._dl, self._fptr, self._fterm, self._df,
+            self._base, self._bptr, self._tail, self._tptr,
         ]  # fmt: skip
-        total = sum(a.nbytes for a in arrays)
-        seen: set[int] = set()
-        for arr in self._post:
-            base = arr.base if isinstance(arr.base, np.ndarray) else None
-            if base is None:
-                total += arr.nbytes
-            elif id(base) not in seen:
-                seen.add(id(base))
-                total += base.nbytes
-        return total
+        return sum(a.nbytes for a in arrays)
 
     def stats(self) -> dict[str, int | float]:
         """Sizes: documents, dead_slots, terms, postings, total_tokens, avgdl, array_bytes."""
         return {
-            "documents": len(self._slot_of),
+            "documents": len(self._ids),
             "dead_slots": self._ndead,
             "terms": int(np.count_nonzero(self._df)),
             "postings": int(self._df.sum()),
@@ -1054,7 +1099,7 @@ class BM25Index:
         """
         target = Path(path)
         rows, ptr = self._compact()
-        id_blob, id_lengths = _pack_strings(self._slot_ids)
+        id_blob, id_lengths = _pack_strings(self._ids.keys())
         term_blob, term_lengths = _pack_strings(list(self._vocab))
         arrays: dict[str, npt.NDArray[Any]] = {
             "magic": np.frombuffer(_MAGIC, dtype=np.uint8),
@@ -1157,7 +1202,7 @@ class BM25Index:
         fterm = row_terms[_stable_argsort(slots)]
         fptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(slots, minlength=n), out=fptr[1:])
-        index._install(ids, dl, vocab, np.ascontiguousarray(rows), ptr, fterm, fptr)
+        index._install(IdMap(ids), dl, vocab, np.ascontiguousarray(rows), ptr, fterm, fptr)
         index._total = int(dl.sum())
         index._xor = int(xor[0])
         return index
