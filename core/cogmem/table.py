@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import StoreError
+from .idmap import IdMap
 from .records import MEMORY_TYPES, STATUSES, MemoryRecord, MemoryType, Status
 
 __all__ = ["RecordTable"]
@@ -88,10 +89,9 @@ class RecordTable(Mapping[str, MemoryRecord]):
 
     def __init__(self, namespace: str) -> None:
         self.namespace = namespace
-        self._ids: list[str | None] = []
+        self._ids = IdMap()  # id <-> row, holes where ids were removed
         # Texts as UTF-8 in one buffer (a str object costs ~50 bytes beyond its characters).
         self._text_buf = bytearray()
-        self._row_of: dict[str, int] = {}
         self._extras: dict[int, _Extras] = {}
         self._cols: dict[str, npt.NDArray[Any]] = {
             name: np.zeros(16, dtype=dtype) for name, dtype in _COLUMNS.items()
@@ -100,21 +100,24 @@ class RecordTable(Mapping[str, MemoryRecord]):
 
     # ------------------------------------------------------------------ Mapping
     def __getitem__(self, memory_id: str) -> MemoryRecord:
-        return self.record(self._row_of[memory_id])
+        return self.record(self.row(memory_id))
 
     def __contains__(self, memory_id: object) -> bool:
-        return memory_id in self._row_of
+        return memory_id in self._ids
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._row_of))
+        return iter(self._ids.keys())
 
     def __len__(self) -> int:
-        return len(self._row_of)
+        return len(self._ids)
 
     # ------------------------------------------------------------------ rows
     def row(self, memory_id: str) -> int:
         """The row of ``memory_id`` (``KeyError`` if absent)."""
-        return self._row_of[memory_id]
+        row = self._ids.get(memory_id)
+        if row is None:
+            raise KeyError(memory_id)
+        return row
 
     def column(self, name: str) -> npt.NDArray[Any]:
         """A read-only view of one numeric column over every row (holes included)."""
@@ -124,29 +127,26 @@ class RecordTable(Mapping[str, MemoryRecord]):
 
     def id_at(self, row: int) -> str:
         """The id held in ``row`` (a live row)."""
-        memory_id = self._ids[row]
-        if memory_id is None:
+        if not self._ids.is_live(row):
             raise KeyError(row)
-        return memory_id
+        return self._ids.key(row)
 
     def seq(self, memory_id: str) -> int:
         """The insertion stamp of ``memory_id``."""
-        return int(self._cols["seq"][self._row_of[memory_id]])
+        return int(self._cols["seq"][self.row(memory_id)])
 
     def stamp(self, memory_id: str) -> int:
         """The write stamp of the version of ``memory_id`` held (0 if unknown)."""
-        return int(self._cols["w"][self._row_of[memory_id]])
+        return int(self._cols["w"][self.row(memory_id)])
 
     def put_stamp(self, memory_id: str, stamp: int) -> None:
         """Set the write stamp of the version of ``memory_id`` held."""
-        self._cols["w"][self._row_of[memory_id]] = stamp
+        self._cols["w"][self.row(memory_id)] = stamp
 
     def record(self, row: int) -> MemoryRecord:
         """The record held in ``row`` (a live row)."""
         c = self._cols
-        memory_id = self._ids[row]
-        if memory_id is None:
-            raise KeyError(row)
+        memory_id = self.id_at(row)
         start = int(c["text_at"][row])
         text = self._text_buf[start : start + int(c["text_len"][row])].decode("utf-8")
         kind: MemoryType = MEMORY_TYPES[int(c["kind"][row])]
@@ -182,7 +182,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
         """Store ``record``: a new id takes a new row (``seq`` required), a held one is
         overwritten in place (its text and seq are kept). ``stamp``: the write stamp of this
         version (default: keep the one held, 0 for a new row). Returns the row."""
-        row = self._row_of.get(record.id)
+        row = self._ids.get(record.id)
         if row is None:
             if seq is None:
                 raise ValueError(f"a new memory needs its seq: {record.id!r}")
@@ -197,18 +197,32 @@ class RecordTable(Mapping[str, MemoryRecord]):
     def _append(self, memory_id: str, text: str) -> int:
         row = self._rows
         if row == len(self._cols["seq"]):
-            for name, col in self._cols.items():
-                grown = np.zeros(max(16, 2 * len(col)), dtype=col.dtype)
-                grown[: len(col)] = col
-                self._cols[name] = grown
+            self._reserve(row + 1)
         self._rows += 1
         self._ids.append(memory_id)
         encoded = text.encode("utf-8")
         self._cols["text_at"][row] = len(self._text_buf)
         self._cols["text_len"][row] = len(encoded)
         self._text_buf += encoded
-        self._row_of[memory_id] = row
         return row
+
+    def _reserve(self, rows: int) -> None:
+        """Room for ``rows`` rows in every column: capacity grows by a quarter (amortised O(1)
+        per row, at most 25% unused), in place where it can (``ndarray.resize``, a realloc:
+        a large column's pages are remapped, not copied; a column something else views, e.g.
+        a :meth:`column` still held, is copied instead)."""
+        cols = self._cols
+        for name in cols:
+            held = cols[name].shape[0]
+            if rows <= held:
+                continue
+            capacity = max(rows, held + held // 4, 16)
+            try:
+                cols[name].resize(capacity, refcheck=True)
+            except ValueError:  # a view of it is held: copy
+                grown = np.zeros(capacity, dtype=cols[name].dtype)
+                grown[:held] = cols[name]
+                cols[name] = grown
 
     def _write(self, row: int, r: MemoryRecord) -> None:
         c = self._cols
@@ -248,18 +262,17 @@ class RecordTable(Mapping[str, MemoryRecord]):
         """Forget ``ids`` (unknown ones are ignored); returns the rows they held."""
         rows = []
         for memory_id in ids:
-            row = self._row_of.pop(memory_id, None)
+            row = self._ids.pop(memory_id)
             if row is None:
                 continue
             rows.append(row)
-            self._ids[row] = None
             self._extras.pop(row, None)
             self._cols["status"][row] = _DEAD
         return rows
 
     def holes(self) -> int:
         """Rows freed by :meth:`remove` and not yet squeezed out."""
-        return self._rows - len(self._row_of)
+        return self._rows - len(self._ids)
 
     def compact(self) -> npt.NDArray[np.int64]:
         """Squeeze out the holes (rows and text bytes). Returns old row -> new row (-1: hole)."""
@@ -277,9 +290,8 @@ class RecordTable(Mapping[str, MemoryRecord]):
             fresh[: len(live)] = col[live]
             self._cols[name] = fresh
         self._cols["text_at"][: len(live)] = np.cumsum(lengths) - lengths
-        self._ids = [self._ids[i] for i in live.tolist()]
+        self._ids = self._ids.compacted(live)
         self._extras = {int(remap[row]): extra for row, extra in self._extras.items()}
-        self._row_of = {memory_id: row for row, memory_id in enumerate(self._ids) if memory_id}
         self._rows = len(live)
         return remap
 
@@ -290,7 +302,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             self.compact()
         return {
             "namespace": self.namespace,
-            "ids": list(self._ids),
+            "ids": self._ids.keys(),
             "text": bytes(self._text_buf),
             "columns": {name: col[: self._rows].copy() for name, col in self._cols.items()},
             "extras": {row: tuple(extra) for row, extra in self._extras.items()},
@@ -322,12 +334,11 @@ class RecordTable(Mapping[str, MemoryRecord]):
             or int((table._cols["text_at"] + table._cols["text_len"]).max()) > len(text)
         ):
             raise StoreError("saved records: unknown memory type or status code, or texts cut")
-        held: list[str | None] = list(ids)
-        table._ids = held
+        try:
+            table._ids = IdMap(ids)
+        except ValueError as exc:
+            raise StoreError("saved records: an id appears twice") from exc
         table._text_buf = text
-        table._row_of = {memory_id: row for row, memory_id in enumerate(ids)}
-        if len(table._row_of) != n:
-            raise StoreError("saved records: an id appears twice")
         table._extras = {int(row): _Extras(*extra) for row, extra in state["extras"].items()}
         table._rows = n
         return table
