@@ -114,7 +114,9 @@ class NamespaceIndex:
         gone = [i for i in ids if i in self.records]
         if not gone:
             return
-        self.bm25.remove_many(gone)
+        # Their tokens spare the BM25 index a scan of its postings (it keeps no forward index).
+        texts = (self.records.text(self.records.row(i)) for i in gone)
+        self.bm25.remove_many(gone, self.tokenizer.tokenize_many(texts))
         if len(gone) == 1:
             at = self._position(self.records.row(gone[0]))
             del self._timeline[at]

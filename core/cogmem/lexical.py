@@ -35,18 +35,21 @@ holding what was added since the last merge. A batch of additions rebuilds the t
 O(tail + batch + vocabulary); the tail is merged into the base, in place, when it outgrows an
 eighth of it (O(postings), amortised over the postings that made it grow). Per-document arrays
 grow by a quarter in place (``realloc``). ``remove`` leaves a tombstone (document frequency and
-total length are adjusted at once, dead postings are skipped when queried); when dead slots
+total length are adjusted at once, dead postings are skipped when queried). There is no forward
+index: ``remove`` checks the document's terms in their postings, O(its terms · log postings),
+when given the tokens it was indexed with, and otherwise scans the postings, O(postings), once
+per :meth:`~BM25Index.remove_many` call. When dead slots
 exceed a quarter of all slots the index compacts itself in O(postings), amortised over the
 removals that caused it. A query costs O(postings of its terms) (a dense scratch array is used
 only when the postings number at least an eighth of the slots); ``mean_idf`` is recomputed
 lazily, at the first query after a write, in O(vocabulary) numpy work.
 
-Memory: 8 bytes per posting, plus 4 for the forward index ``remove`` needs; per document an
-``int32`` length, a flag, an ``int64`` forward pointer and its id in an :class:`~cogmem.idmap.IdMap`
-(its UTF-8 bytes and ~27 bytes); per term 24 bytes of arrays and its entry in the vocabulary
-dict. No Python object per posting or per document. For 100k documents of 16.5 tokens (15.3
-unique, 27k terms): 21 MB of arrays, 14 bytes per posting; 32 MB of RSS in all, ids included.
-Transient memory: a merge moves 64k rows at a time.
+Memory: 8 bytes per posting; per document an ``int32`` length, a flag and its id in an
+:class:`~cogmem.idmap.IdMap` (its UTF-8 bytes and ~27 bytes); per term 24 bytes of arrays and
+its entry in the vocabulary dict. No Python object per posting or per document. For 100k
+documents of 16.5 tokens (15.3 unique, 27k terms): 13.5 MB of arrays (8.8 bytes per posting)
+and 26 MB of RSS in all, ids and vocabulary included. Transient memory: a merge moves 64k rows
+at a time.
 
 Persistence
 -----------
@@ -452,9 +455,6 @@ class BM25Index:
         self._ndead = 0
         self._total = 0  # tokens in live documents
         self._xor = 0
-        # Forward index: term ids of slot s are _fterm[_fptr[s]:_fptr[s + 1]].
-        self._fptr: I64 = np.zeros(1, dtype=np.int64)
-        self._fterm: I32 = np.zeros(0, dtype=np.int32)
         # Inverted index: rows (slot, tf) in two CSR levels, each sorted by (term, slot). The
         # base holds everything up to the last merge, the tail what was added since (slots
         # above the base's), so term t's postings are _base[_bptr[t]:_bptr[t + 1]] followed by
@@ -582,7 +582,6 @@ class BM25Index:
         arrays = vars(self)
         _reserve(arrays, "_alive", end)
         _reserve(arrays, "_dl", end)
-        _reserve(arrays, "_fptr", end + 1)
 
     def _append(self, ids: list[str], lengths: list[int], counters: list[Counter[str]]) -> None:
         """Add new documents in bulk; checks the token types, then mutates (all or nothing)."""
@@ -621,11 +620,6 @@ class BM25Index:
         self._reserve_slots(end)
         self._alive[first:end] = True
         self._dl[first:end] = lengths
-        fstart = int(self._fptr[first])
-        fend = fstart + postings
-        _reserve(vars(self), "_fterm", fend)
-        self._fterm[fstart:fend] = tids
-        self._fptr[first + 1 : end + 1] = fstart + np.cumsum(uniques, dtype=np.int64)
 
         if postings:
             order = _stable_argsort(tids)  # stable: slots stay ascending within a term
@@ -693,11 +687,15 @@ class BM25Index:
             return self._tail[t0:t1]
         return np.concatenate((self._base[b0:b1], self._tail[t0:t1]))
 
-    def remove(self, doc_id: str) -> bool:
+    def remove(self, doc_id: str, tokens: Sequence[str] | None = None) -> bool:
         """Remove one document.
 
         Args:
             doc_id: Its id.
+            tokens: The tokens it was indexed with, if the caller still has them: its terms are
+                then checked in their postings, O(its terms · log postings). Without them, or
+                when they do not match what was indexed, the postings are scanned for its
+                slot, O(postings) (the index keeps no forward index, to save its memory).
 
         Returns:
             True if it was indexed, False if it was not (nothing changes then).
@@ -705,38 +703,102 @@ class BM25Index:
         Raises:
             InvalidTypeError: ``doc_id`` is not a str.
         """
-        if not isinstance(doc_id, str):
-            raise InvalidTypeError(f"doc_id must be a str, got {type(doc_id).__name__}")
-        slot = self._ids.pop(doc_id)
-        if slot is None:
-            return False
-        self._alive[slot] = False
-        self._total -= int(self._dl[slot])
-        self._df[self._fterm[self._fptr[slot] : self._fptr[slot + 1]]] -= 1
-        self._ndead += 1
-        self._xor ^= _id_hash(doc_id)
-        self._stats_cache = None
-        if self._ndead >= self._COMPACT_MIN_DEAD and 4 * self._ndead > self._nslots:
-            self.compact()
-        return True
+        return self.remove_many([doc_id], None if tokens is None else [tokens]) == 1
 
-    def remove_many(self, doc_ids: Iterable[str]) -> int:
-        """Remove several documents; absent ids are ignored.
+    def remove_many(
+        self, doc_ids: Iterable[str], tokens: Iterable[Sequence[str]] | None = None
+    ) -> int:
+        """Remove several documents; absent (or repeated) ids are ignored.
 
         Args:
             doc_ids: The ids.
+            tokens: The tokens each was indexed with, in the same order (optional, see
+                :meth:`remove`); the documents whose tokens are missing or do not match are
+                found by one scan of the postings for all of them.
 
         Returns:
             How many were removed.
 
         Raises:
-            InvalidTypeError: An id is not a str (ids before it are already removed).
+            InvalidTypeError: An id is not a str, or ``tokens`` has another length than
+                ``doc_ids``; nothing is removed.
         """
         if isinstance(doc_ids, str) or not isinstance(doc_ids, Iterable):
             raise InvalidTypeError(
                 f"doc_ids must be an iterable of str, got {type(doc_ids).__name__}"
             )
-        return sum(self.remove(doc_id) for doc_id in doc_ids)
+        ids = list(doc_ids)
+        for doc_id in ids:
+            if not isinstance(doc_id, str):
+                raise InvalidTypeError(f"doc_ids must contain str, got {type(doc_id).__name__}")
+        given: list[Sequence[str] | None] = [None] * len(ids) if tokens is None else list(tokens)
+        if len(given) != len(ids):
+            raise InvalidTypeError(f"{len(given)} token lists for {len(ids)} doc_ids")
+        slots: dict[int, str] = {}
+        terms: list[npt.NDArray[np.intp]] = []
+        unknown: list[int] = []
+        for doc_id, toks in zip(ids, given, strict=True):
+            slot = self._ids.get(doc_id)
+            if slot is None or slot in slots:
+                continue
+            slots[slot] = doc_id
+            found = None if toks is None else self._terms_given(slot, toks)
+            if found is None:
+                unknown.append(slot)
+            else:
+                terms.append(found)
+        if not slots:
+            return 0
+        if unknown:
+            terms.append(self._terms_scanned(np.array(sorted(unknown), dtype=np.int64)))
+        gone = np.fromiter(slots, dtype=np.int64, count=len(slots))
+        for doc_id in slots.values():
+            self._ids.pop(doc_id)
+            self._xor ^= _id_hash(doc_id)
+        self._alive[gone] = False
+        self._total -= int(self._dl[gone].sum())
+        for found in terms:
+            np.subtract.at(self._df, found, 1)
+        self._ndead += len(slots)
+        self._stats_cache = None
+        if self._ndead >= self._COMPACT_MIN_DEAD and 4 * self._ndead > self._nslots:
+            self.compact()
+        return len(slots)
+
+    def _terms_given(self, slot: int, tokens: Sequence[str]) -> npt.NDArray[np.intp] | None:
+        """The term ids of ``slot``, from the tokens it was indexed with; ``None`` if they do not
+        match its postings. O(terms · log postings).
+
+        Every term must hold the slot with the tokens' count as tf, and the counts must add
+        up to the document's length: as each posting has tf >= 1, no posting is then left out.
+        """
+        try:
+            counts = Counter(tokens)
+        except TypeError:  # an unhashable token
+            return None
+        if sum(counts.values()) != int(self._dl[slot]):
+            return None
+        tids: list[int] = []
+        for term, count in counts.items():
+            tid = self._vocab.get(term) if isinstance(term, str) else None
+            if tid is None:
+                return None
+            rows = self._rows(tid)
+            at = int(np.searchsorted(rows[:, 0], slot))
+            if at == rows.shape[0] or int(rows[at, 0]) != slot or int(rows[at, 1]) != count:
+                return None
+            tids.append(tid)
+        return np.array(tids, dtype=np.intp)
+
+    def _terms_scanned(self, slots: I64) -> npt.NDArray[np.intp]:
+        """The term ids of every posting of ``slots``, one per posting: one scan of the
+        postings, O(postings · min(slots, log slots)) (``np.isin``; ~2 ms per 1M postings for
+        one slot)."""
+        found: list[npt.NDArray[np.intp]] = []
+        for rows, ptr in ((self._base, self._bptr), (self._tail, self._tptr)):
+            where = np.flatnonzero(np.isin(rows[:, 0], slots))
+            found.append(np.searchsorted(ptr, where, side="right") - 1)
+        return np.concatenate(found)
 
     def clear(self) -> None:
         """Remove every document."""
@@ -773,17 +835,11 @@ class BM25Index:
         ptr = np.zeros(nlive_terms + 1, dtype=np.int64)
         np.cumsum(counts, out=ptr[1:])
 
-        widths = np.diff(self._fptr[: slots + 1])
-        fkeep = np.repeat(alive, widths)
-        fterm = term_map[self._fterm[: int(self._fptr[slots])][fkeep]].astype(np.int32)
-        fptr = np.zeros(int(np.count_nonzero(alive)) + 1, dtype=np.int64)
-        np.cumsum(widths[alive], out=fptr[1:])
-
         ids = self._ids.compacted(np.flatnonzero(alive))
         vocab = list(compress(self._vocab, live_terms.tolist()))
         dl = self._dl[:slots][alive]
         xor, total = self._xor, self._total
-        self._install(ids, dl, vocab, rows, ptr, fterm, fptr)
+        self._install(ids, dl, vocab, rows, ptr)
         self._xor, self._total = xor, total
         return rows, ptr
 
@@ -794,8 +850,6 @@ class BM25Index:
         vocab: list[str],
         rows: I32,
         ptr: I64,
-        fterm: I32,
-        fptr: I64,
     ) -> None:
         """Replace the whole state by compacted arrays (no dead slots, no unused terms)."""
         self._reset()
@@ -804,8 +858,6 @@ class BM25Index:
         self._alive = np.ones(n, dtype=np.bool_)
         self._dl = np.array(dl, dtype=np.int32)  # a writable copy
         self._nslots = n
-        self._fptr = fptr
-        self._fterm = fterm
         self._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
         self._base = rows
         self._bptr = ptr
@@ -1069,7 +1121,7 @@ class BM25Index:
     def nbytes(self) -> int:
         """Bytes held by the index's numpy arrays (capacity included; dictionaries excluded)."""
         arrays: list[npt.NDArray[Any]] = [
-            self._alive, self._dl, self._fptr, self._fterm, self._df,
+            self._alive, self._dl, self._df,
             self._base, self._bptr, self._tail, self._tptr,
         ]  # fmt: skip
         return sum(a.nbytes for a in arrays)
@@ -1197,12 +1249,7 @@ class BM25Index:
         xor = get("id_xor", np.uint64, 1)
         if xor.shape != (1,):
             raise ValueError("id_xor must hold one value")
-        # Forward index: term ids grouped by slot.
-        row_terms = np.repeat(np.arange(terms, dtype=np.int32), plen)
-        fterm = row_terms[_stable_argsort(slots)]
-        fptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(slots, minlength=n), out=fptr[1:])
-        index._install(IdMap(ids), dl, vocab, np.ascontiguousarray(rows), ptr, fterm, fptr)
+        index._install(IdMap(ids), dl, vocab, np.ascontiguousarray(rows), ptr)
         index._total = int(dl.sum())
         index._xor = int(xor[0])
         return index

@@ -100,7 +100,10 @@ class RecordTable(Mapping[str, MemoryRecord]):
 
     # ------------------------------------------------------------------ Mapping
     def __getitem__(self, memory_id: str) -> MemoryRecord:
-        return self.record(self.row(memory_id))
+        row = self._ids.get(memory_id)
+        if row is None:
+            raise KeyError(memory_id)
+        return self._record(row, memory_id)
 
     def __contains__(self, memory_id: object) -> bool:
         return memory_id in self._ids
@@ -143,12 +146,18 @@ class RecordTable(Mapping[str, MemoryRecord]):
         """Set the write stamp of the version of ``memory_id`` held."""
         self._cols["w"][self.row(memory_id)] = stamp
 
+    def text(self, row: int) -> str:
+        """The text held in ``row``."""
+        start = int(self._cols["text_at"][row])
+        return self._text_buf[start : start + int(self._cols["text_len"][row])].decode("utf-8")
+
     def record(self, row: int) -> MemoryRecord:
         """The record held in ``row`` (a live row)."""
+        return self._record(row, self.id_at(row))
+
+    def _record(self, row: int, memory_id: str) -> MemoryRecord:
         c = self._cols
-        memory_id = self.id_at(row)
-        start = int(c["text_at"][row])
-        text = self._text_buf[start : start + int(c["text_len"][row])].decode("utf-8")
+        text = self.text(row)
         kind: MemoryType = MEMORY_TYPES[int(c["kind"][row])]
         status: Status = STATUSES[int(c["status"][row])]
         created = _dt(float(c["created"][row]))
