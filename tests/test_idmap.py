@@ -95,5 +95,5 @@ def test_repeated_initial_ids_raise() -> None:
 
 def test_costs_no_object_per_id() -> None:
     ids = IdMap(f"memory-{i:06d}" for i in range(10_000))
-    # 13 bytes of UTF-8, 8 + 8 + 1 per row, a 32k-slot int32 table (at most half full).
-    assert ids.nbytes() == 10_000 * (13 + 17) + 4 * 32_768
+    # 13 bytes of UTF-8, 8 + 4 + 1 per row, a 32k-slot int32 table (at most half full).
+    assert ids.nbytes() == 10_000 * (13 + 13) + 4 * 32_768

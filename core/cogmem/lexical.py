@@ -76,7 +76,6 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -459,7 +458,7 @@ class BM25Index:
         # base holds everything up to the last merge, the tail what was added since (slots
         # above the base's), so term t's postings are _base[_bptr[t]:_bptr[t + 1]] followed by
         # _tail[_tptr[t]:_tptr[t + 1]]. Both are exactly sized (_bptr, _tptr: terms + 1).
-        self._vocab: dict[str, int] = {}
+        self._vocab = IdMap()  # term -> term id (never removed from between compactions)
         self._base: I32 = np.zeros((0, 2), dtype=np.int32)
         self._bptr: I64 = np.zeros(1, dtype=np.int64)
         self._tail: I32 = np.zeros((0, 2), dtype=np.int32)
@@ -595,27 +594,25 @@ class BM25Index:
             terms.extend(counts.keys())
             tfs.extend(counts.values())
             uniques.append(len(counts))
-        # Term ids (new terms get the next ids). Only new terms can be non-str: check those,
-        # and forget them again if one is bad.
+        # Term ids, looked up once per distinct term of the batch; new terms get the next ids.
+        # Only new terms can be non-str: they are checked before anything changes.
         vocab = self._vocab
         old_terms = len(vocab)
-        setdefault = vocab.setdefault
-        tids_list = [setdefault(term, len(vocab)) for term in terms]
-        # The new terms, found from this batch (not by walking the whole vocabulary).
-        new_keys = (
-            list(dict.fromkeys(t for t, i in zip(terms, tids_list) if i >= old_terms))
-            if len(vocab) > old_terms
-            else []
-        )
-        bad = [type(t).__name__ for t in new_keys if not isinstance(t, str)]
-        if bad:
-            for term in new_keys:
-                del vocab[term]
-            raise InvalidTypeError(f"tokens must contain str, got {bad[0]}")
+        tid_of: dict[str, int] = {}
+        new_terms: list[str] = []
+        for term in dict.fromkeys(terms):
+            tid = vocab.get(term)
+            if tid is None:
+                if not isinstance(term, str):
+                    raise InvalidTypeError(f"tokens must contain str, got {type(term).__name__}")
+                tid = old_terms + len(new_terms)
+                new_terms.append(term)
+            tid_of[term] = tid
+        vocab.extend(new_terms)
         self._add_terms(old_terms)
-        postings = len(tids_list)
-        tids: I32 = np.fromiter(tids_list, dtype=np.int32, count=postings)
-        del tids_list
+        postings = len(terms)
+        tids: I32 = np.fromiter(map(tid_of.__getitem__, terms), dtype=np.int32, count=postings)
+        del tid_of
 
         self._reserve_slots(end)
         self._alive[first:end] = True
@@ -780,7 +777,7 @@ class BM25Index:
             return None
         tids: list[int] = []
         for term, count in counts.items():
-            tid = self._vocab.get(term) if isinstance(term, str) else None
+            tid = self._vocab.get(term)
             if tid is None:
                 return None
             rows = self._rows(tid)
@@ -836,7 +833,7 @@ class BM25Index:
         np.cumsum(counts, out=ptr[1:])
 
         ids = self._ids.compacted(np.flatnonzero(alive))
-        vocab = list(compress(self._vocab, live_terms.tolist()))
+        vocab = self._vocab.compacted(np.flatnonzero(live_terms))
         dl = self._dl[:slots][alive]
         xor, total = self._xor, self._total
         self._install(ids, dl, vocab, rows, ptr)
@@ -847,7 +844,7 @@ class BM25Index:
         self,
         ids: IdMap,
         dl: I32,
-        vocab: list[str],
+        vocab: IdMap,
         rows: I32,
         ptr: I64,
     ) -> None:
@@ -858,7 +855,7 @@ class BM25Index:
         self._alive = np.ones(n, dtype=np.bool_)
         self._dl = np.array(dl, dtype=np.int32)  # a writable copy
         self._nslots = n
-        self._vocab = dict(zip(vocab, range(len(vocab)), strict=True))
+        self._vocab = vocab
         self._base = rows
         self._bptr = ptr
         self._tptr = np.zeros_like(ptr)
@@ -1152,7 +1149,7 @@ class BM25Index:
         target = Path(path)
         rows, ptr = self._compact()
         id_blob, id_lengths = _pack_strings(self._ids.keys())
-        term_blob, term_lengths = _pack_strings(list(self._vocab))
+        term_blob, term_lengths = _pack_strings(self._vocab.keys())
         arrays: dict[str, npt.NDArray[Any]] = {
             "magic": np.frombuffer(_MAGIC, dtype=np.uint8),
             "version": np.array([INDEX_FORMAT_VERSION], dtype=np.int64),
@@ -1249,7 +1246,7 @@ class BM25Index:
         xor = get("id_xor", np.uint64, 1)
         if xor.shape != (1,):
             raise ValueError("id_xor must hold one value")
-        index._install(IdMap(ids), dl, vocab, np.ascontiguousarray(rows), ptr)
+        index._install(IdMap(ids), dl, IdMap(vocab), np.ascontiguousarray(rows), ptr)
         index._total = int(dl.sum())
         index._xor = int(xor[0])
         return index
