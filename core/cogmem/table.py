@@ -48,8 +48,9 @@ _COLUMNS: dict[str, type[np.generic]] = {
     "access_count": np.int64,
     "seq": np.int64,
     "w": np.int64,  # write stamp of the version held (ns; 0: unknown, e.g. an old store)
-    "text_at": np.int64,  # offset of the text's UTF-8 bytes in the text buffer
-    "text_len": np.int64,
+    # Offset of the text's UTF-8 bytes in the text buffer. Texts are stored in row order, so
+    # a text ends where the next row's begins (the last one at the end of the buffer).
+    "text_at": np.int64,
     "kind": np.uint8,
     "status": np.uint8,
     "pinned": np.bool_,
@@ -148,8 +149,9 @@ class RecordTable(Mapping[str, MemoryRecord]):
 
     def text(self, row: int) -> str:
         """The text held in ``row``."""
-        start = int(self._cols["text_at"][row])
-        return self._text_buf[start : start + int(self._cols["text_len"][row])].decode("utf-8")
+        at = self._cols["text_at"]
+        end = int(at[row + 1]) if row + 1 < self._rows else len(self._text_buf)
+        return self._text_buf[int(at[row]) : end].decode("utf-8")
 
     def record(self, row: int) -> MemoryRecord:
         """The record held in ``row`` (a live row)."""
@@ -211,7 +213,6 @@ class RecordTable(Mapping[str, MemoryRecord]):
         self._ids.append(memory_id)
         encoded = text.encode("utf-8")
         self._cols["text_at"][row] = len(self._text_buf)
-        self._cols["text_len"][row] = len(encoded)
         self._text_buf += encoded
         return row
 
@@ -289,8 +290,8 @@ class RecordTable(Mapping[str, MemoryRecord]):
         remap = np.full(self._rows, -1, dtype=np.int64)
         remap[live] = np.arange(len(live))
         buf = self._text_buf
+        lengths = self._text_lengths()[live]
         starts = self._cols["text_at"][live].tolist()
-        lengths = self._cols["text_len"][live]
         self._text_buf = bytearray(
             b"".join(buf[a : a + n] for a, n in zip(starts, lengths.tolist(), strict=True))
         )
@@ -304,16 +305,26 @@ class RecordTable(Mapping[str, MemoryRecord]):
         self._rows = len(live)
         return remap
 
+    def _text_lengths(self) -> npt.NDArray[np.int64]:
+        """The UTF-8 length of every row's text (holes included)."""
+        ends = np.append(self._cols["text_at"][: self._rows], len(self._text_buf))
+        return np.diff(ends)
+
     # ------------------------------------------------------------------ persistence
     def to_state(self) -> dict[str, Any]:
-        """Everything held, compacted, as plain lists, bytes and arrays (for pickling)."""
+        """Everything held, compacted, as plain lists, bytes and arrays (for pickling).
+
+        The columns include ``text_len`` (derived here from ``text_at``), as saved states
+        always had it."""
         if self.holes():
             self.compact()
+        columns = {name: col[: self._rows].copy() for name, col in self._cols.items()}
+        columns["text_len"] = self._text_lengths()
         return {
             "namespace": self.namespace,
             "ids": self._ids.keys(),
             "text": bytes(self._text_buf),
-            "columns": {name: col[: self._rows].copy() for name, col in self._cols.items()},
+            "columns": columns,
             "extras": {row: tuple(extra) for row, extra in self._extras.items()},
         }
 
@@ -330,19 +341,27 @@ class RecordTable(Mapping[str, MemoryRecord]):
         columns = state["columns"]
         n = len(ids)
         # Tables saved before write stamps existed lack "w": their stamps are unknown (0).
-        if set(columns) | {"w"} != set(_COLUMNS):
+        if set(columns) | {"w"} != {*_COLUMNS, "text_len"}:
             raise StoreError("saved records: ids, texts and columns do not match")
         for name, dtype in _COLUMNS.items():
             col = np.asarray(columns[name] if name in columns else np.zeros(n), dtype=dtype)
             if col.shape != (n,):
                 raise StoreError(f"saved records: column {name!r} has shape {col.shape}")
             table._cols[name] = col.copy() if n else np.zeros(16, dtype=dtype)
+        lengths = np.asarray(columns["text_len"], dtype=np.int64)
+        if lengths.shape != (n,):
+            raise StoreError(f"saved records: column 'text_len' has shape {lengths.shape}")
+        at = table._cols["text_at"][:n]
+        ends = np.append(at[1:], len(text))
         if n and (
             int(table._cols["kind"].max()) >= len(MEMORY_TYPES)
             or int(table._cols["status"].max()) >= len(STATUSES)
-            or int((table._cols["text_at"] + table._cols["text_len"]).max()) > len(text)
+            or int(at[0]) != 0
+            or not np.array_equal(at + lengths, ends)
         ):
-            raise StoreError("saved records: unknown memory type or status code, or texts cut")
+            raise StoreError(
+                "saved records: unknown memory type or status code, or texts cut or out of order"
+            )
         try:
             table._ids = IdMap(ids)
         except ValueError as exc:
