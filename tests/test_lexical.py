@@ -238,13 +238,15 @@ def test_index_without_terms_matches_nothing() -> None:
 # Incremental behaviour
 
 
-def _corpus(n: int, seed: int = 0) -> dict[str, list[str]]:
+def _corpus(n: int, seed: int = 0, vocabulary: int = 40) -> dict[str, list[str]]:
     rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(40)]
-    weights = 1.0 / np.arange(1, 41)
+    words = [f"w{i}" for i in range(vocabulary)]
+    weights = 1.0 / np.arange(1, vocabulary + 1)
     weights /= weights.sum()
     return {
-        f"doc{i}": [words[j] for j in rng.choice(40, size=int(rng.integers(0, 15)), p=weights)]
+        f"doc{i}": [
+            words[j] for j in rng.choice(vocabulary, size=int(rng.integers(0, 15)), p=weights)
+        ]
         for i in range(n)
     }
 
@@ -287,7 +289,8 @@ def test_compaction_preserves_scores_ids_and_tie_order() -> None:
 def test_merging_postings_in_batches_keeps_scores() -> None:
     # Small batches, merged into the base at every size ratio and chunk size, score as one
     # batch of everything, before and after removals and a save-free compaction.
-    docs = _corpus(400, seed=3)
+    # 300 words: batches of 37 documents add rows to more terms than the block copy takes.
+    docs = _corpus(400, seed=3, vocabulary=300)
     items = list(docs.items())
     whole = BM25Index()
     whole.add_many(items)

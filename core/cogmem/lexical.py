@@ -32,8 +32,8 @@ Costs
 ``add`` and ``remove`` cost O(tokens of the document), amortised. Postings are ``int32`` rows
 of ``(slot, tf)`` sorted by (term, slot) in two exactly sized CSR levels: a *base* and a *tail*
 holding what was added since the last merge. A batch of additions rebuilds the tail in
-O(tail + batch + vocabulary); the tail is merged into the base, in place, when it outgrows an
-eighth of it (O(postings), amortised over the postings that made it grow). Per-document arrays
+O(tail + batch + vocabulary); the tail is merged into the base, in place, when it outgrows a
+sixteenth of it (O(postings), amortised over the postings that made it grow). Per-document arrays
 grow by a quarter in place (``realloc``). ``remove`` leaves a tombstone (document frequency and
 total length are adjusted at once, dead postings are skipped when queried). There is no forward
 index: ``remove`` checks the document's terms in their postings, O(its terms · log postings),
@@ -48,7 +48,8 @@ Memory: 8 bytes per posting; per document an ``int32`` length, a flag and its id
 :class:`~cogmem.idmap.IdMap` (its UTF-8 bytes and ~27 bytes); per term 24 bytes of arrays and
 its entry in the vocabulary dict. No Python object per posting or per document. For 100k
 documents of 16.5 tokens (15.3 unique, 27k terms): 13.5 MB of arrays (8.8 bytes per posting)
-and 26 MB of RSS in all, ids and vocabulary included. Transient memory: a merge moves 64k rows
+and 23 MB of RSS in all, ids and vocabulary included. Transient memory: the tail's old and new
+copies while a batch is added (up to a sixteenth of the postings each); merges place 32k rows
 at a time.
 
 Persistence
@@ -350,6 +351,17 @@ def _reserve(holder: dict[str, Any], name: str, needed: int) -> None:
         holder[name] = grown
 
 
+def _destinations(ptr: I64, offset: I64, lo: int, hi: int) -> I64:
+    """Where rows ``lo:hi`` of a CSR go when row ``i`` of group ``t`` (the rows
+    ``ptr[t]:ptr[t + 1]``) moves to ``i + offset[t]``; O((hi - lo) · log groups)."""
+    at = np.arange(lo, hi, dtype=np.int64)
+    at += offset[np.searchsorted(ptr, at, side="right") - 1]
+    return at
+
+
+_BLOCK_MERGE_TERMS = 64  # _merge_csr copies blocks when at most this many terms get rows
+
+
 def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
     """The CSR ``(rows, ptr)`` with ``extra`` appended to each term's rows (a new array).
 
@@ -360,20 +372,37 @@ def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
         counts: Rows of ``extra`` per term (as long as ``ptr`` minus one).
 
     Returns:
-        The merged rows and their pointer; O(rows + extra + terms).
+        The merged rows and their pointer; O(rows + extra + terms). When few terms get rows
+        (a document or a few), the held rows move as blocks (one copy per such term);
+        otherwise by one scatter, with an ``int64`` destination array as long as ``rows``
+        meanwhile (kept short: this is the tail).
     """
     held = np.diff(ptr)
     merged_ptr = np.zeros_like(ptr)
     np.cumsum(held + counts, out=merged_ptr[1:])
     merged = np.empty((int(merged_ptr[-1]), 2), dtype=np.int32)
+    touched = np.flatnonzero(counts)
+    if touched.shape[0] <= _BLOCK_MERGE_TERMS:
+        done = taken = 0  # rows of `rows` and of `extra` copied so far
+        for count, end in zip(counts[touched].tolist(), ptr[touched + 1].tolist(), strict=True):
+            at = done + taken
+            merged[at : at + end - done] = rows[done:end]
+            at += end - done
+            merged[at : at + count] = extra[taken : taken + count]
+            done, taken = end, taken + count
+        merged[done + taken :] = rows[done:]
+        return merged, merged_ptr
     if rows.shape[0]:
         # Row i of term t moves up by the extra rows of the terms before t.
-        shift = merged_ptr[:-1] - ptr[:-1]
-        merged[np.arange(rows.shape[0]) + np.repeat(shift, held)] = rows
+        at = np.repeat(merged_ptr[:-1] - ptr[:-1], held)
+        at += np.arange(rows.shape[0])
+        merged[at] = rows
+        del at
     if extra.shape[0]:
         # Extra row k of term t lands after t's held rows.
-        start = merged_ptr[:-1] + held - (np.cumsum(counts) - counts)
-        merged[np.arange(extra.shape[0]) + np.repeat(start, counts)] = extra
+        at = np.repeat(merged_ptr[:-1] + held - (np.cumsum(counts) - counts), counts)
+        at += np.arange(extra.shape[0])
+        merged[at] = extra
     return merged, merged_ptr
 
 
@@ -431,9 +460,9 @@ class BM25Index:
 
     _COMPACT_MIN_DEAD = 16
     # The tail is merged into the base when it holds more than this many rows and more than
-    # an eighth of the base's (merges cost O(postings), so they are amortised over that many).
+    # a sixteenth of the base's (merges cost O(postings), so they are amortised over that many).
     _MERGE_MIN = 1 << 14
-    _MOVE_CHUNK = 1 << 16  # rows moved at a time by a merge (its extra memory: 512 KiB)
+    _MOVE_CHUNK = 1 << 15  # rows moved at a time by merges (their extra memory: ~1 MiB)
 
     def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> None:
         self._k1 = _check_real(k1, "k1", 0.0, 1000.0)
@@ -628,7 +657,7 @@ class BM25Index:
             per_term = np.bincount(sorted_tids, minlength=len(vocab))
             self._df[: len(vocab)] += per_term
             self._tail, self._tptr = _merge_csr(self._tail, self._tptr, rows, per_term)
-            if self._tail.shape[0] > max(self._MERGE_MIN, self._base.shape[0] // 8):
+            if self._tail.shape[0] > max(self._MERGE_MIN, self._base.shape[0] // 16):
                 self._merge_tail()
 
         self._ids.extend(ids)
@@ -660,16 +689,13 @@ class BM25Index:
             grown = np.empty((count + added, 2), dtype=np.int32)
             grown[:count] = self._base
             self._base = grown
-        base = self._base
-        for lo in range(max(0, count - self._MOVE_CHUNK), -self._MOVE_CHUNK, -self._MOVE_CHUNK):
-            hi = min(lo + self._MOVE_CHUNK, count)
-            lo = max(lo, 0)
-            at = np.arange(lo, hi, dtype=np.int64)
-            terms = np.searchsorted(bptr, at, side="right") - 1
-            base[at + tptr[terms]] = base[lo:hi].copy()
-        at = np.arange(added, dtype=np.int64)
-        terms = np.searchsorted(tptr, at, side="right") - 1
-        base[bptr[terms + 1] + at] = tail
+        base, chunk = self._base, self._MOVE_CHUNK
+        for lo in reversed(range(0, count, chunk)):
+            hi = min(lo + chunk, count)
+            base[_destinations(bptr, tptr, lo, hi)] = base[lo:hi].copy()
+        for lo in range(0, added, chunk):
+            hi = min(lo + chunk, added)
+            base[_destinations(tptr, bptr[1:], lo, hi)] = tail[lo:hi]
         self._bptr = bptr + tptr
         self._tail = np.zeros((0, 2), dtype=np.int32)
         self._tptr = np.zeros_like(tptr)
