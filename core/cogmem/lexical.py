@@ -385,10 +385,10 @@ def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
     if touched.shape[0] <= _BLOCK_MERGE_TERMS:
         done = taken = 0  # rows of `rows` and of `extra` copied so far
         for count, end in zip(counts[touched].tolist(), ptr[touched + 1].tolist(), strict=True):
-            at = done + taken
-            merged[at : at + end - done] = rows[done:end]
-            at += end - done
-            merged[at : at + count] = extra[taken : taken + count]
+            pos = done + taken
+            merged[pos : pos + end - done] = rows[done:end]
+            pos += end - done
+            merged[pos : pos + count] = extra[taken : taken + count]
             done, taken = end, taken + count
         merged[done + taken :] = rows[done:]
         return merged, merged_ptr
