@@ -319,10 +319,31 @@ def test_arrays_grow_by_a_quarter_not_double() -> None:
     for start in range(0, len(items), 50):
         index.add_many(items[start : start + 50])
     stats = index.stats()
-    # Used: a bool and an int32 per slot, two int32 per posting, an int64 df and two int64
-    # pointers per term (no forward index).
-    used = 5 * stats["documents"] + 8 * stats["postings"] + 24 * stats["terms"]
+    # Used: a bool and an int32 per slot, an int32 slot and a uint8 tf per posting, an int64
+    # df and two int64 pointers per term (no forward index).
+    used = 5 * stats["documents"] + 5 * stats["postings"] + 24 * stats["terms"]
     assert used <= stats["array_bytes"] <= 1.25 * used + 4096
+
+
+def test_term_frequencies_past_a_byte_stay_exact(tmp_path: Path) -> None:
+    # tf is kept in a byte up to 254; 255 and more are kept exactly beside it, through
+    # merges, removals (with tokens), compaction, save and load.
+    docs = _corpus(40, seed=6)
+    docs.update({f"big{i}": ["w1"] * (250 + i) + ["w2"] * (i % 3) for i in range(12)})
+    index = merging_index(0, 3)
+    for doc_id, tokens in docs.items():
+        index.add(doc_id, tokens)
+    check_against_reference(index, docs, QUERIES)
+    for doc_id in ("big4", "big7", "big9"):  # tf 254, 257 and 259 for w1
+        assert index.remove(doc_id, docs.pop(doc_id))
+    check_against_reference(index, docs, QUERIES)
+    index.compact()
+    check_against_reference(index, docs, QUERIES)
+    index.save(tmp_path / "big.npz")
+    loaded = BM25Index.load(tmp_path / "big.npz")
+    check_against_reference(loaded, docs, QUERIES)
+    with np.load(tmp_path / "big.npz") as data:
+        assert int(data["postings"][:, 1].max()) == 261  # the file holds the exact tf
 
 
 def test_automatic_compaction_after_many_removals() -> None:

@@ -29,8 +29,9 @@ A document *matches* when it holds at least one query term, whatever its score.
 
 Costs
 -----
-``add`` and ``remove`` cost O(tokens of the document), amortised. Postings are ``int32`` rows
-of ``(slot, tf)`` sorted by (term, slot) in two exactly sized CSR levels: a *base* and a *tail*
+``add`` and ``remove`` cost O(tokens of the document), amortised. Postings are packed 5-byte
+``(slot, tf)`` records (``int32`` slot, ``uint8`` tf; a tf of 255 or more is kept exactly in a
+dict beside) sorted by (term, slot) in two exactly sized CSR levels: a *base* and a *tail*
 holding what was added since the last merge. A batch of additions rebuilds the tail in
 O(tail + batch + vocabulary); the tail is merged into the base, in place, when it outgrows a
 sixteenth of it (O(postings), amortised over the postings that made it grow). Per-document arrays
@@ -44,11 +45,11 @@ removals that caused it. A query costs O(postings of its terms) (a dense scratch
 only when the postings number at least an eighth of the slots); ``mean_idf`` is recomputed
 lazily, at the first query after a write, in O(vocabulary) numpy work.
 
-Memory: 8 bytes per posting; per document an ``int32`` length, a flag and its id in an
-:class:`~cogmem.idmap.IdMap` (its UTF-8 bytes and ~27 bytes); per term 24 bytes of arrays and
-its entry in the vocabulary dict. No Python object per posting or per document. For 100k
-documents of 16.5 tokens (15.3 unique, 27k terms): 13.5 MB of arrays (8.8 bytes per posting)
-and 23 MB of RSS in all, ids and vocabulary included. Transient memory: the tail's old and new
+Memory: 5 bytes per posting; per document an ``int32`` length, a flag and its id in an
+:class:`~cogmem.idmap.IdMap` (its UTF-8 bytes and ~20 bytes); per term 24 bytes of arrays and
+its entry in the vocabulary's IdMap. No Python object per posting, document or term. For 100k
+documents of 16.5 tokens (15.3 unique, 27k terms): 8.9 MB of arrays (5.8 bytes per posting)
+and 19 MB of RSS in all, ids and vocabulary included. Transient memory: the tail's old and new
 copies while a batch is added (up to a sixteenth of the postings each); merges place 32k rows
 at a time.
 
@@ -128,6 +129,20 @@ _MAGIC = b"cogmem-bm25"
 _WORD_RE = re.compile(r"\w+")
 
 I32 = npt.NDArray[np.int32]
+Rows = npt.NDArray[np.void]  # postings rows of _POSTING
+
+# A posting: its document's slot and its term frequency, packed (5 bytes). A tf of _TF_CAP or
+# more is stored as _TF_CAP, and exactly in BM25Index._big (so every tf is exact).
+_POSTING = np.dtype([("slot", np.int32), ("tf", np.uint8)])
+_TF_CAP = 255
+# Postings are moved as opaque 5-byte items: numpy copies a packed record dtype field by field,
+# some 30 times slower than these.
+_RAW = np.dtype(("V", _POSTING.itemsize))
+
+
+def _raw(rows: Rows) -> npt.NDArray[np.void]:
+    """``rows`` viewed as opaque items, for fast copies."""
+    return rows.view(_RAW)
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
@@ -362,11 +377,11 @@ def _destinations(ptr: I64, offset: I64, lo: int, hi: int) -> I64:
 _BLOCK_MERGE_TERMS = 64  # _merge_csr copies blocks when at most this many terms get rows
 
 
-def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
+def _merge_csr(rows: Rows, ptr: I64, extra: Rows, counts: I64) -> tuple[Rows, I64]:
     """The CSR ``(rows, ptr)`` with ``extra`` appended to each term's rows (a new array).
 
     Args:
-        rows: ``(slot, tf)`` rows grouped by term; term ``t`` owns ``rows[ptr[t]:ptr[t + 1]]``.
+        rows: Postings grouped by term; term ``t`` owns ``rows[ptr[t]:ptr[t + 1]]``.
         ptr: Row pointer, one more than there are terms.
         extra: Rows to add, grouped by term in term order: ``counts[t]`` of them for term ``t``.
         counts: Rows of ``extra`` per term (as long as ``ptr`` minus one).
@@ -380,7 +395,8 @@ def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
     held = np.diff(ptr)
     merged_ptr = np.zeros_like(ptr)
     np.cumsum(held + counts, out=merged_ptr[1:])
-    merged = np.empty((int(merged_ptr[-1]), 2), dtype=np.int32)
+    out = np.empty(int(merged_ptr[-1]), dtype=_POSTING)
+    merged, rows, extra = _raw(out), _raw(rows), _raw(extra)
     touched = np.flatnonzero(counts)
     if touched.shape[0] <= _BLOCK_MERGE_TERMS:
         done = taken = 0  # rows of `rows` and of `extra` copied so far
@@ -391,7 +407,7 @@ def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
             merged[pos : pos + count] = extra[taken : taken + count]
             done, taken = end, taken + count
         merged[done + taken :] = rows[done:]
-        return merged, merged_ptr
+        return out, merged_ptr
     if rows.shape[0]:
         # Row i of term t moves up by the extra rows of the terms before t.
         at = np.repeat(merged_ptr[:-1] - ptr[:-1], held)
@@ -403,7 +419,7 @@ def _merge_csr(rows: I32, ptr: I64, extra: I32, counts: I64) -> tuple[I32, I64]:
         at = np.repeat(merged_ptr[:-1] + held - (np.cumsum(counts) - counts), counts)
         at += np.arange(extra.shape[0])
         merged[at] = extra
-    return merged, merged_ptr
+    return out, merged_ptr
 
 
 def _stable_argsort(keys: npt.NDArray[Any]) -> I64:
@@ -483,15 +499,16 @@ class BM25Index:
         self._ndead = 0
         self._total = 0  # tokens in live documents
         self._xor = 0
-        # Inverted index: rows (slot, tf) in two CSR levels, each sorted by (term, slot). The
+        # Inverted index: postings in two CSR levels, each sorted by (term, slot). The
         # base holds everything up to the last merge, the tail what was added since (slots
         # above the base's), so term t's postings are _base[_bptr[t]:_bptr[t + 1]] followed by
         # _tail[_tptr[t]:_tptr[t + 1]]. Both are exactly sized (_bptr, _tptr: terms + 1).
         self._vocab = IdMap()  # term -> term id (never removed from between compactions)
-        self._base: I32 = np.zeros((0, 2), dtype=np.int32)
+        self._base: Rows = np.zeros(0, dtype=_POSTING)
         self._bptr: I64 = np.zeros(1, dtype=np.int64)
-        self._tail: I32 = np.zeros((0, 2), dtype=np.int32)
+        self._tail: Rows = np.zeros(0, dtype=_POSTING)
         self._tptr: I64 = np.zeros(1, dtype=np.int64)
+        self._big: dict[int, dict[int, int]] = {}  # term id -> slot -> tf, for tf >= _TF_CAP
         self._df: I64 = np.zeros(0, dtype=np.int64)  # live document frequency
         self._stats_cache: tuple[int, float, float] | None = None
 
@@ -650,10 +667,14 @@ class BM25Index:
         if postings:
             order = _stable_argsort(tids)  # stable: slots stay ascending within a term
             sorted_tids = tids[order]
-            rows = np.empty((postings, 2), dtype=np.int32)
-            rows[:, 0] = np.repeat(np.arange(first, end, dtype=np.int32), uniques)[order]
-            rows[:, 1] = np.fromiter(tfs, dtype=np.int32, count=postings)[order]
-            del order
+            rows = np.empty(postings, dtype=_POSTING)
+            rows["slot"] = np.repeat(np.arange(first, end, dtype=np.int32), uniques)[order]
+            exact = np.fromiter(tfs, dtype=np.int64, count=postings)[order]
+            rows["tf"] = np.minimum(exact, _TF_CAP)
+            for at in np.flatnonzero(exact >= _TF_CAP).tolist():
+                big = self._big.setdefault(int(sorted_tids[at]), {})
+                big[int(rows["slot"][at])] = int(exact[at])
+            del order, exact
             per_term = np.bincount(sorted_tids, minlength=len(vocab))
             self._df[: len(vocab)] += per_term
             self._tail, self._tptr = _merge_csr(self._tail, self._tptr, rows, per_term)
@@ -684,23 +705,39 @@ class BM25Index:
         if not added:
             return
         try:
-            self._base.resize((count + added, 2), refcheck=True)
+            self._base.resize(count + added, refcheck=True)
         except ValueError:  # a view of it exists: copy
-            grown = np.empty((count + added, 2), dtype=np.int32)
-            grown[:count] = self._base
+            grown = np.empty(count + added, dtype=_POSTING)
+            _raw(grown)[:count] = _raw(self._base)
             self._base = grown
-        base, chunk = self._base, self._MOVE_CHUNK
+        base, moved, chunk = _raw(self._base), _raw(tail), self._MOVE_CHUNK
         for lo in reversed(range(0, count, chunk)):
             hi = min(lo + chunk, count)
             base[_destinations(bptr, tptr, lo, hi)] = base[lo:hi].copy()
         for lo in range(0, added, chunk):
             hi = min(lo + chunk, added)
-            base[_destinations(tptr, bptr[1:], lo, hi)] = tail[lo:hi]
+            base[_destinations(tptr, bptr[1:], lo, hi)] = moved[lo:hi]
+        del base, moved
         self._bptr = bptr + tptr
-        self._tail = np.zeros((0, 2), dtype=np.int32)
+        self._tail = np.zeros(0, dtype=_POSTING)
         self._tptr = np.zeros_like(tptr)
 
-    def _rows(self, tid: int) -> I32:
+    def _tf(self, tid: int, rows: Rows) -> npt.NDArray[Any]:
+        """The exact term frequencies of ``rows`` (postings of term ``tid``, slots ascending):
+        ``rows["tf"]`` itself unless the term has a tf of ``_TF_CAP`` or more."""
+        tf = rows["tf"]
+        big = self._big.get(tid)
+        if not big:
+            return tf
+        exact = tf.astype(np.int64)
+        slots = rows["slot"]
+        for slot, value in big.items():
+            at = int(np.searchsorted(slots, slot))
+            if at < slots.shape[0] and int(slots[at]) == slot:
+                exact[at] = value
+        return exact
+
+    def _rows(self, tid: int) -> Rows:
         """The postings rows of term ``tid`` (dead slots included), slots ascending."""
         b0, b1 = self._bptr[tid : tid + 2].tolist()
         t0, t1 = self._tptr[tid : tid + 2].tolist()
@@ -708,7 +745,8 @@ class BM25Index:
             return self._base[b0:b1]
         if b0 == b1:
             return self._tail[t0:t1]
-        return np.concatenate((self._base[b0:b1], self._tail[t0:t1]))
+        both = np.concatenate((_raw(self._base[b0:b1]), _raw(self._tail[t0:t1])))
+        return both.view(_POSTING)
 
     def remove(self, doc_id: str, tokens: Sequence[str] | None = None) -> bool:
         """Remove one document.
@@ -807,8 +845,12 @@ class BM25Index:
             if tid is None:
                 return None
             rows = self._rows(tid)
-            at = int(np.searchsorted(rows[:, 0], slot))
-            if at == rows.shape[0] or int(rows[at, 0]) != slot or int(rows[at, 1]) != count:
+            slots = rows["slot"]
+            at = int(np.searchsorted(slots, slot))
+            if at == rows.shape[0] or int(slots[at]) != slot:
+                return None
+            tf = int(rows["tf"][at])
+            if (self._big.get(tid, {}).get(slot, -1) if tf == _TF_CAP else tf) != count:
                 return None
             tids.append(tid)
         return np.array(tids, dtype=np.intp)
@@ -819,7 +861,7 @@ class BM25Index:
         one slot)."""
         found: list[npt.NDArray[np.intp]] = []
         for rows, ptr in ((self._base, self._bptr), (self._tail, self._tptr)):
-            where = np.flatnonzero(np.isin(rows[:, 0], slots))
+            where = np.flatnonzero(np.isin(rows["slot"], slots))
             found.append(np.searchsorted(ptr, where, side="right") - 1)
         return np.concatenate(found)
 
@@ -837,7 +879,7 @@ class BM25Index:
         if self._ndead or int(np.count_nonzero(self._df[:terms])) != terms:
             self._compact()
 
-    def _compact(self) -> tuple[I32, I64]:
+    def _compact(self) -> tuple[Rows, I64]:
         """Compact (see :meth:`compact`); returns the postings rows and their term pointer."""
         slots = self._nslots
         alive = self._alive[:slots]
@@ -848,11 +890,16 @@ class BM25Index:
 
         slot_map = np.cumsum(alive, dtype=np.int64) - 1
         term_map = np.cumsum(live_terms, dtype=np.int64) - 1
-        rows: I32 = self._base
+        rows: Rows = self._base
         row_terms = np.repeat(np.arange(terms, dtype=np.int64), plen)
-        keep = alive[rows[:, 0]]
-        rows = rows[keep]  # a new array
-        rows[:, 0] = slot_map[rows[:, 0]]
+        keep = alive[rows["slot"]]
+        rows = _raw(rows)[keep].view(_POSTING)  # a new array
+        rows["slot"] = slot_map[rows["slot"]]
+        big = {
+            int(term_map[tid]): {int(slot_map[s]): tf for s, tf in entries.items() if alive[s]}
+            for tid, entries in self._big.items()
+            if live_terms[tid]
+        }
         nlive_terms = int(np.count_nonzero(live_terms))
         counts = np.bincount(term_map[row_terms[keep]], minlength=nlive_terms)
         ptr = np.zeros(nlive_terms + 1, dtype=np.int64)
@@ -862,7 +909,7 @@ class BM25Index:
         vocab = self._vocab.compacted(np.flatnonzero(live_terms))
         dl = self._dl[:slots][alive]
         xor, total = self._xor, self._total
-        self._install(ids, dl, vocab, rows, ptr)
+        self._install(ids, dl, vocab, rows, ptr, {t: e for t, e in big.items() if e})
         self._xor, self._total = xor, total
         return rows, ptr
 
@@ -871,8 +918,9 @@ class BM25Index:
         ids: IdMap,
         dl: I32,
         vocab: IdMap,
-        rows: I32,
+        rows: Rows,
         ptr: I64,
+        big: dict[int, dict[int, int]],
     ) -> None:
         """Replace the whole state by compacted arrays (no dead slots, no unused terms)."""
         self._reset()
@@ -884,6 +932,7 @@ class BM25Index:
         self._vocab = vocab
         self._base = rows
         self._bptr = ptr
+        self._big = big
         self._tptr = np.zeros_like(ptr)
         self._df = np.diff(ptr)
 
@@ -948,8 +997,8 @@ class BM25Index:
         n, avgdl, floor = self._stats()
         k1, b = self._k1, self._b
         vocab, df = self._vocab, self._df
-        cache: dict[int, tuple[I32, F64]] = {}
-        slot_parts: list[I32] = []
+        cache: dict[int, tuple[npt.NDArray[np.int32], F64]] = {}
+        slot_parts: list[npt.NDArray[np.int32]] = []
         score_parts: list[F64] = []
         for token in query:
             tid = vocab.get(token)
@@ -962,10 +1011,11 @@ class BM25Index:
                     continue
                 idf = self._idf(d, n, floor)
                 rows = self._rows(tid)
+                slots = rows["slot"].copy()  # contiguous: the gathers below run faster
+                tf = self._tf(tid, rows)
                 if rows.shape[0] != d:  # some postings are dead
-                    rows = rows[self._alive[rows[:, 0]]]
-                slots = rows[:, 0]
-                tf = rows[:, 1]
+                    live = self._alive[slots]
+                    slots, tf = slots[live], tf[live]
                 dl = self._dl[slots]
                 # Same operations, in the same order, as rank_bm25.BM25Okapi.get_scores.
                 contrib = idf * (tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)))
@@ -1111,14 +1161,14 @@ class BM25Index:
             return {}
         n, avgdl, floor = self._stats()
         k1, b = self._k1, self._b
-        terms: list[tuple[float, I32] | None] = []
+        terms: list[tuple[float, int, Rows] | None] = []
         for token in query:
             tid = self._vocab.get(token)
             d = 0 if tid is None else int(self._df[tid])
             if tid is None or d == 0:
                 terms.append(None)
             else:
-                terms.append((self._idf(d, n, floor), self._rows(tid)))
+                terms.append((self._idf(d, n, floor), tid, self._rows(tid)))
         at = np.asarray(slots, dtype=np.int64)
         # Same operations, in the same order, as the per-document formula (and rank_bm25).
         norm = (
@@ -1128,14 +1178,14 @@ class BM25Index:
         )
         total = np.zeros(at.shape[0], dtype=np.float64)
         for term in terms:
-            if term is None or term[1].shape[0] == 0:
+            if term is None or term[2].shape[0] == 0:
                 continue
-            idf, rows = term
-            column = rows[:, 0]
+            idf, tid, rows = term
+            column = rows["slot"]
             j = np.minimum(np.searchsorted(column, at), column.shape[0] - 1)
             hit = column[j] == at
             if hit.any():
-                tf = rows[j[hit], 1].astype(np.float64)
+                tf = self._tf(tid, rows)[j[hit]].astype(np.float64)
                 total[hit] = total[hit] + idf * (tf * (k1 + 1) / (tf + norm[hit]))
         return dict(zip(wanted, total.tolist(), strict=True))
 
@@ -1186,7 +1236,7 @@ class BM25Index:
             "term_blob": term_blob,
             "term_lengths": term_lengths,
             "ptr": ptr,
-            "postings": rows,
+            "postings": self._saved_rows(rows, ptr),
             "id_xor": np.array([self._xor], dtype=np.uint64),
         }
         directory = target.parent
@@ -1208,6 +1258,17 @@ class BM25Index:
                     os.fsync(dir_fd)
                 finally:
                     os.close(dir_fd)
+
+    def _saved_rows(self, rows: Rows, ptr: I64) -> I32:
+        """The compacted ``rows`` as the file holds them: ``(slot, tf)`` pairs of ``int32``."""
+        out = np.empty((rows.shape[0], 2), dtype=np.int32)
+        out[:, 0] = rows["slot"]
+        out[:, 1] = rows["tf"]
+        for tid, entries in self._big.items():
+            start, end = int(ptr[tid]), int(ptr[tid + 1])
+            for slot, tf in entries.items():
+                out[start + int(np.searchsorted(out[start:end, 0], slot)), 1] = tf
+        return out
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> BM25Index:
@@ -1272,7 +1333,14 @@ class BM25Index:
         xor = get("id_xor", np.uint64, 1)
         if xor.shape != (1,):
             raise ValueError("id_xor must hold one value")
-        index._install(IdMap(ids), dl, IdMap(vocab), np.ascontiguousarray(rows), ptr)
+        postings = np.empty(rows.shape[0], dtype=_POSTING)
+        postings["slot"] = slots
+        postings["tf"] = np.minimum(tf, _TF_CAP)
+        big: dict[int, dict[int, int]] = {}
+        for at in np.flatnonzero(tf >= _TF_CAP).tolist():
+            term = int(np.searchsorted(ptr, at, side="right")) - 1
+            big.setdefault(term, {})[int(slots[at])] = int(tf[at])
+        index._install(IdMap(ids), dl, IdMap(vocab), postings, ptr, big)
         index._total = int(dl.sum())
         index._xor = int(xor[0])
         return index

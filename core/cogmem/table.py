@@ -2,9 +2,13 @@
 
 One :class:`~cogmem.records.MemoryRecord` costs about a kilobyte as a Python object (a slotted
 dataclass, two datetimes, two read-only dicts, a timeline entry). Held as columns (a float or
-int per field in NumPy arrays, the texts as UTF-8 in one buffer, the rarely-set fields in a
-sparse side table) a memory costs about 150 bytes beside its text, and a whole namespace saves and
-loads as a few arrays instead of one object per memory.
+int per field in NumPy arrays, the texts as UTF-8 in one buffer, the ids in an
+:class:`~cogmem.idmap.IdMap`, the rarely-set fields in a sparse side table) a memory costs
+83 bytes of columns, about 20 bytes of id map beside its id's UTF-8, and its text's UTF-8, with
+no Python object of its own; a whole namespace saves and loads as a few arrays instead of one
+object per memory. Columns grow by a quarter, in place where they can (so up to a quarter of
+their capacity is unused); the text buffer by an eighth (``bytearray``). At 100k memories
+(SciFact and LoCoMo sentences, ids like ``m12345``): about 30 MB of RSS, 15 MB of it texts.
 
 :class:`RecordTable` is a read-only :class:`~collections.abc.Mapping` from id to
 ``MemoryRecord`` for its readers: a record is built when it is looked up, which a search does
