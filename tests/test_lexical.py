@@ -98,7 +98,7 @@ token_lists = st.lists(st.sampled_from(VOCAB[:4]) | st.sampled_from(VOCAB), max_
 operations = st.lists(
     st.one_of(
         st.tuples(st.just("add"), doc_ids, token_lists),
-        st.tuples(st.just("remove"), doc_ids, st.just([])),
+        st.tuples(st.just("remove"), doc_ids, st.just([]) | token_lists),
         st.tuples(st.just("add_many"), st.lists(st.tuples(doc_ids, token_lists), max_size=4)),
         st.tuples(st.just("compact")),
     ),
@@ -107,12 +107,25 @@ operations = st.lists(
 queries = st.lists(st.lists(st.sampled_from(VOCAB + UNKNOWN), max_size=5), min_size=1, max_size=4)
 
 
-@settings(max_examples=300, deadline=None)
-@given(ops=operations, qs=queries)
-def test_matches_rank_bm25_after_random_writes(
-    ops: list[tuple[Any, ...]], qs: list[list[str]]
-) -> None:
+def merging_index(merge_min: int, move_chunk: int) -> BM25Index:
+    """An index that merges its postings tail into the base after ``merge_min`` rows (the
+    default waits for 16k), moving ``move_chunk`` rows at a time."""
     index = BM25Index()
+    index._MERGE_MIN = merge_min
+    index._MOVE_CHUNK = move_chunk
+    return index
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ops=operations,
+    qs=queries,
+    merge=st.sampled_from([(1 << 14, 1 << 16), (0, 1), (0, 2), (3, 5)]),
+)
+def test_matches_rank_bm25_after_random_writes(
+    ops: list[tuple[Any, ...]], qs: list[list[str]], merge: tuple[int, int]
+) -> None:
+    index = merging_index(*merge)
     docs: dict[str, list[str]] = {}
     for op in ops:
         if op[0] == "add":
@@ -126,7 +139,9 @@ def test_matches_rank_bm25_after_random_writes(
                 index.add(doc_id, tokens)
                 docs[doc_id] = tokens
         elif op[0] == "remove":
-            assert index.remove(op[1]) == (op[1] in docs)
+            # Its tokens, other tokens (a scan then) or none: the outcome is the same.
+            tokens = op[2] if op[2] else docs.get(op[1])
+            assert index.remove(op[1], tokens) == (op[1] in docs)
             docs.pop(op[1], None)
         elif op[0] == "add_many":
             batch = op[1]
@@ -223,13 +238,15 @@ def test_index_without_terms_matches_nothing() -> None:
 # Incremental behaviour
 
 
-def _corpus(n: int, seed: int = 0) -> dict[str, list[str]]:
+def _corpus(n: int, seed: int = 0, vocabulary: int = 40) -> dict[str, list[str]]:
     rng = np.random.default_rng(seed)
-    words = [f"w{i}" for i in range(40)]
-    weights = 1.0 / np.arange(1, 41)
+    words = [f"w{i}" for i in range(vocabulary)]
+    weights = 1.0 / np.arange(1, vocabulary + 1)
     weights /= weights.sum()
     return {
-        f"doc{i}": [words[j] for j in rng.choice(40, size=int(rng.integers(0, 15)), p=weights)]
+        f"doc{i}": [
+            words[j] for j in rng.choice(vocabulary, size=int(rng.integers(0, 15)), p=weights)
+        ]
         for i in range(n)
     }
 
@@ -267,6 +284,66 @@ def test_compaction_preserves_scores_ids_and_tie_order() -> None:
     index.add("late", ["w1", "w1", "w2"])
     docs["late"] = ["w1", "w1", "w2"]
     check_against_reference(index, docs, QUERIES)
+
+
+def test_merging_postings_in_batches_keeps_scores() -> None:
+    # Small batches, merged into the base at every size ratio and chunk size, score as one
+    # batch of everything, before and after removals and a save-free compaction.
+    # 300 words: batches of 37 documents add rows to more terms than the block copy takes.
+    docs = _corpus(400, seed=3, vocabulary=300)
+    items = list(docs.items())
+    whole = BM25Index()
+    whole.add_many(items)
+    expected = [whole.search(q) for q in QUERIES]
+    for merge_min, chunk in ((0, 1), (0, 7), (50, 3), (1 << 14, 1 << 16)):
+        index = merging_index(merge_min, chunk)
+        for start in range(0, len(items), 37):
+            index.add_many(items[start : start + 37])
+        assert [index.search(q) for q in QUERIES] == expected
+        assert index.stats()["postings"] == whole.stats()["postings"]
+    index = merging_index(0, 5)
+    for doc_id, tokens in items:
+        index.add(doc_id, tokens)
+    kept = dict(items)
+    for i in range(0, 400, 7):
+        index.remove(f"doc{i}")
+        del kept[f"doc{i}"]
+    check_against_reference(index, kept, QUERIES)
+    index.compact()
+    check_against_reference(index, kept, QUERIES)
+
+
+def test_arrays_grow_by_a_quarter_not_double() -> None:
+    items = list(_corpus(3000, seed=4).items())
+    index = BM25Index()
+    for start in range(0, len(items), 50):
+        index.add_many(items[start : start + 50])
+    stats = index.stats()
+    # Used: a bool and an int32 per slot, an int32 slot and a uint8 tf per posting, an int64
+    # df and two int64 pointers per term (no forward index).
+    used = 5 * stats["documents"] + 5 * stats["postings"] + 24 * stats["terms"]
+    assert used <= stats["array_bytes"] <= 1.25 * used + 4096
+
+
+def test_term_frequencies_past_a_byte_stay_exact(tmp_path: Path) -> None:
+    # tf is kept in a byte up to 254; 255 and more are kept exactly beside it, through
+    # merges, removals (with tokens), compaction, save and load.
+    docs = _corpus(40, seed=6)
+    docs.update({f"big{i}": ["w1"] * (250 + i) + ["w2"] * (i % 3) for i in range(12)})
+    index = merging_index(0, 3)
+    for doc_id, tokens in docs.items():
+        index.add(doc_id, tokens)
+    check_against_reference(index, docs, QUERIES)
+    for doc_id in ("big4", "big7", "big9"):  # tf 254, 257 and 259 for w1
+        assert index.remove(doc_id, docs.pop(doc_id))
+    check_against_reference(index, docs, QUERIES)
+    index.compact()
+    check_against_reference(index, docs, QUERIES)
+    index.save(tmp_path / "big.npz")
+    loaded = BM25Index.load(tmp_path / "big.npz")
+    check_against_reference(loaded, docs, QUERIES)
+    with np.load(tmp_path / "big.npz") as data:
+        assert int(data["postings"][:, 1].max()) == 261  # the file holds the exact tf
 
 
 def test_automatic_compaction_after_many_removals() -> None:
@@ -336,6 +413,44 @@ def test_remove_absent_returns_false_and_changes_nothing() -> None:
     assert len(index) == 0
     assert index.fingerprint() != fingerprint
     assert index.fingerprint() == BM25Index.fingerprint_of([])
+
+
+def test_remove_many_with_right_wrong_or_no_tokens() -> None:
+    # Right tokens are checked in the postings; wrong ones (a missing, extra or miscounted
+    # term) and none make it scan the postings: the index ends the same every way.
+    docs = _corpus(300, seed=5)
+    index = merging_index(50, 7)
+    for start in range(0, 300, 40):
+        index.add_many(list(docs.items())[start : start + 40])
+    gone = [f"doc{i}" for i in range(0, 300, 3)]
+    tokens: list[list[str]] = []
+    for n, doc_id in enumerate(gone):
+        toks = list(docs[doc_id])
+        if n % 4 == 1:
+            toks = toks[1:]
+        elif n % 4 == 2:
+            toks = [*toks, "w0"]
+        elif n % 4 == 3:
+            toks = ["nope", *toks]
+        tokens.append(toks)
+    assert index.remove_many([*gone, "doc0", "absent"], [*tokens, [], []]) == len(gone)
+    for doc_id in gone:
+        del docs[doc_id]
+    check_against_reference(index, docs, QUERIES)
+    assert index.remove("doc1", docs.pop("doc1"))
+    assert index.remove("doc2")
+    del docs["doc2"]
+    check_against_reference(index, docs, QUERIES)
+
+
+def test_remove_many_checks_every_argument_before_removing() -> None:
+    index = BM25Index()
+    index.add_many([("a", ["apple"]), ("b", ["banana"])])
+    with pytest.raises(InvalidTypeError):
+        index.remove_many(["a", 3])  # type: ignore[list-item]
+    with pytest.raises(InvalidTypeError):
+        index.remove_many(["a", "b"], [["apple"]])
+    assert index.ids() == {"a", "b"}
 
 
 def test_ties_are_broken_by_insertion_order() -> None:

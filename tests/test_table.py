@@ -110,6 +110,13 @@ def test_a_damaged_state_is_refused() -> None:
     state["text"] = b""
     with pytest.raises(StoreError, match="texts cut"):
         RecordTable.from_state(state)
+    table.put(MemoryRecord(id="b", text="été", created_at=T0), seq=2)
+    state = table.to_state()
+    assert state["columns"]["text_len"].tolist() == [1, 5]  # UTF-8 bytes
+    assert RecordTable.from_state(state)["b"].text == "été"
+    state["columns"]["text_len"][:] = [2, 4]  # texts overlapping: not as written
+    with pytest.raises(StoreError, match="out of order"):
+        RecordTable.from_state(state)
     state = table.to_state()
     del state["columns"]["seq"]
     with pytest.raises(StoreError, match="do not match"):

@@ -64,7 +64,7 @@ class NamespaceIndex:
         self.bm25 = bm25
         self.tokenizer = tokenizer
         self.records = RecordTable(namespace) if records is None else records
-        self._timeline = array("q")
+        self._timeline = array("i")  # rows (int32, as BM25 slots)
         self.horizon = 0
         if len(self.records):
             self._rebuild_timeline()
@@ -114,7 +114,9 @@ class NamespaceIndex:
         gone = [i for i in ids if i in self.records]
         if not gone:
             return
-        self.bm25.remove_many(gone)
+        # Their tokens spare the BM25 index a scan of its postings (it keeps no forward index).
+        texts = (self.records.text(self.records.row(i)) for i in gone)
+        self.bm25.remove_many(gone, self.tokenizer.tokenize_many(texts))
         if len(gone) == 1:
             at = self._position(self.records.row(gone[0]))
             del self._timeline[at]
@@ -122,10 +124,10 @@ class NamespaceIndex:
         else:
             self.records.remove(gone)
             live = self.records.column("status") != 255
-            self._timeline = array("q", (r for r in self._timeline if live[r]))
+            self._timeline = array("i", (r for r in self._timeline if live[r]))
         if self.records.holes() > max(1024, len(self.records) // 4):
             remap = self.records.compact()
-            self._timeline = array("q", remap[np.frombuffer(self._timeline, np.int64)].tolist())
+            self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
 
     def _key(self, row: int) -> tuple[float, int]:
         return (float(self._created[row]), int(self._seq[row]))
@@ -156,7 +158,7 @@ class NamespaceIndex:
     def _rebuild_timeline(self) -> None:
         live = np.flatnonzero(self.records.column("status") != 255)
         order = np.lexsort((self._seq[live], self._created[live]))
-        self._timeline = array("q", live[order].tolist())
+        self._timeline = array("i", live[order].tolist())
 
     def _position(self, row: int) -> int:
         """Where ``row`` sits on the timeline."""
@@ -229,7 +231,7 @@ class NamespaceIndex:
         self.bm25.save(folder / f"{stem}.bm25.npz")
         if self.records.holes():
             remap = self.records.compact()
-            self._timeline = array("q", remap[np.frombuffer(self._timeline, np.int64)].tolist())
+            self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
         payload = {
             "format": _FORMAT,
             "generation": generation,
