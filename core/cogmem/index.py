@@ -41,7 +41,7 @@ from .table import EPISODIC_CODE, RecordTable
 
 __all__ = ["NamespaceIndex"]
 
-_FORMAT = 3
+_FORMAT = 4
 
 
 class NamespaceIndex:

@@ -122,7 +122,7 @@ STOPWORDS_EN: frozenset[str] = frozenset(
 """English stop words: NLTK's English list (its 153 plain words; data only), as ``bm25s`` ships for
 ``"en"`` in its fuller list. Removed before stemming."""
 
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2
 """Version of the file format written by :meth:`BM25Index.save`."""
 
 _MAGIC = b"cogmem-bm25"
