@@ -639,26 +639,28 @@ class CognitiveMemory:
         by_namespace: dict[str, list[int]] = {}
         for i, r in enumerate(records):
             by_namespace.setdefault(r.namespace, []).append(i)
+        held = (
+            self._buffered
+            and len(by_namespace) == 1
+            and len(records) < self.config.add_flush_size
+        )
         with self._lock:
             for namespace, rows in by_namespace.items():
                 index = self._index(namespace)
                 ids = [records[i].id for i in rows if records[i].id in chosen]
-                # The index knows this process's writes (held ones too); Chroma also knows
-                # other processes' (a private store has none).
+                # The index knows this process's writes (held ones too). Adds that may be held
+                # are on a private or folder store (one process at a time), where that is
+                # every write: the index alone is asked (a Chroma get is ~1 ms, a third of a
+                # held add). Other adds also ask Chroma, which knows other processes' writes.
                 taken = {i for i in ids if i in index}
-                if ids and not taken and not self._private:
+                if ids and not taken and not self._private and not held:
                     taken = self._writable(namespace, flush=False).existing(ids)
                 if taken:
                     raise DuplicateIdError(
                         f"ids already stored in namespace {namespace!r}: {sorted(taken)[:5]}; "
                         "delete them first or pick others"
                     )
-            if (
-                self._buffered
-                and len(by_namespace) == 1
-                and len(records) < self.config.add_flush_size
-                and self._hold(records[0].namespace, records, vectors)
-            ):
+            if held and self._hold(records[0].namespace, records, vectors):
                 return
             written: list[tuple[str, list[str]]] = []
             try:
