@@ -246,6 +246,37 @@ def test_a_folder_store_journals_held_adds_and_removes_the_journal_on_close(
         assert chroma_count(again) == 1 and again.get(a).text == "the ferry leaves at noon"
 
 
+def test_a_folder_store_checks_ids_against_its_index_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder has one writer at a time, so chosen ids are checked against the index (loaded
+    from its saved copy, or rebuilt from Chroma) without a Chroma read, and stored ones are
+    still refused."""
+    with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
+        mem.add("held then written on close", id="a", now=NOW)
+        mem.add_many([MemoryInput(text=f"bulk {i}", id=f"b{i}") for i in range(70)], now=NOW)
+    asked: list[list[str]] = []
+    monkeypatch.setattr(
+        "cogmem.store.ChromaStore.existing", lambda self, ids: asked.append(list(ids)) or set()
+    )
+    for run, saved in enumerate((True, False)):
+        if not saved:  # no saved copy: the index is rebuilt from Chroma
+            for copy in (tmp_path / "cogmem-index").rglob("*.records.pkl"):
+                copy.unlink()
+        with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
+            with pytest.raises(DuplicateIdError, match="'a'"):
+                mem.add("impostor", id="a", now=NOW)
+            batch = [MemoryInput(text=f"new {run} {i}", id=f"n{run}.{i}") for i in range(69)]
+            with pytest.raises(DuplicateIdError, match="b5"):
+                mem.add_many([*batch, MemoryInput(text="impostor", id="b5")], now=NOW)
+            mem.add("held", id=f"h{run}", now=NOW)
+            mem.add_many(batch, now=NOW)
+            assert mem.get("a").text.startswith("held then") and mem.get("b5").text == "bulk 5"
+    assert asked == []
+    with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
+        assert mem.count() == 71 + 2 * 70
+
+
 def test_held_adds_older_than_the_sync_interval_are_written(tmp_path: Path) -> None:
     config = CognitiveMemoryConfig(sync_interval_seconds=0.0)
     with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM), config=config) as mem:

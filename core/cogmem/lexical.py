@@ -143,6 +143,8 @@ _RAW = np.dtype(("V", _POSTING.itemsize))
 def _raw(rows: Rows) -> npt.NDArray[np.void]:
     """``rows`` viewed as opaque items, for fast copies."""
     return rows.view(_RAW)
+
+
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
