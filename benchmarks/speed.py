@@ -752,22 +752,7 @@ def targets(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
             _at(cog, "rss_peak_mb"), _scaled(1.2, _at(chroma, "rss_peak_mb"), 1), le
         ),
         "open_to_first_search <= 3 s": _target(_at(cog, "open", "open_to_first_search_s"), 3.0, le),
-        # Not a target: the part of add-then-search that is not Chroma's own one-record add (a
-        # durable write: on a disk it is mostly the fsync, which no index work can save).
-        "info: add_then_search minus bare Chroma's one-record add <= 1.5x own search p50": (
-            _target(
-                _difference(
-                    _at(cog, "add_then_search", "p50"), _at(chroma, "add_then_search", "add_p50")
-                ),
-                _scaled(1.5, _at(cog, "search", "p50")),
-                le,
-            )
-        ),
     }
-
-
-def _difference(a: Number, b: Number) -> float | None:
-    return None if a is None or b is None else round(float(a) - float(b), 3)
 
 
 def _filesystem(path: Path) -> str | None:
