@@ -120,19 +120,8 @@ class IdMap:
         """The row of ``key``, or ``None`` when it is not held (any non-str: ``None``)."""
         if not isinstance(key, str):
             return None
-        # _find's loop, inlined: a search looks up a few hundred ids.
-        h = hash(key) & _LOW
-        table, hashes, ends, mask = self._table, self._hashes, self._ends, self._mask
-        slot = h & mask
-        while True:
-            row = table[slot]
-            if row == _EMPTY:
-                return None
-            if hashes[row] == h:
-                start = ends[row - 1] if row else 0
-                if self._buf[start : ends[row]].decode("utf-8", "surrogatepass") == key:
-                    return row
-            slot = (slot + 1) & mask
+        slot = self._find(key, hash(key) & _LOW)
+        return None if slot is None else int(self._table[slot])
 
     def _find(self, key: str, h: int) -> int | None:
         """The table slot holding ``key`` (hash ``h``), or ``None``."""
