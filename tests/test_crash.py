@@ -97,7 +97,7 @@ def child(path: str, start: int, count: int, kill_point: str) -> None:
         store_module.ChromaStore.add = store_add  # type: ignore[method-assign]
     elif kill_point == "after-chroma":
 
-        def index_add(self: Any, records: Any, seqs: Any) -> None:
+        def index_add(self: Any, records: Any, seqs: Any, *args: Any, **kwargs: Any) -> None:
             die()
 
         NamespaceIndex.add = index_add  # type: ignore[method-assign]

@@ -13,12 +13,19 @@ Chroma's ANN index for ids and distances and everything else from here.
   other processes wrote since is read from Chroma by stamp (``CognitiveMemory`` catches up
   before each read), and each record's own stamp says whether a version read is newer.
 
+* the embeddings, in a :class:`~cogmem.vectors.VectorFile` (read from disk, not held in RAM):
+  a search needs the vectors of a few dozen memories, which Chroma returns slowly. What is not
+  there (memories another process wrote, a store from before vector files) is read from Chroma
+  by the caller and kept with :meth:`NamespaceIndex.keep_vectors`.
+
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
 *generation* it reflects. cogmem bumps the generation kept in the Chroma collection's metadata
 before the first write after each save, so on open a saved index whose generation differs from
 Chroma's is known to be stale (another process wrote, or this one died between the two writes)
 and the records are read again from Chroma; BM25 and timeline are reconciled by id (text,
-creation time and seq never change for a stored memory).
+creation time and seq never change for a stored memory). A store with a single writer keeps
+its vector file beside (``<stem>.<token>.vectors``, named in the saved records); elsewhere the
+file is an anonymous temporary one, filled again as searches need vectors.
 """
 
 from __future__ import annotations
@@ -26,9 +33,11 @@ from __future__ import annotations
 import bisect
 import os
 import pickle
+import re
 import tempfile
+import uuid
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +47,14 @@ from .errors import StoreError
 from .lexical import BM25Index, Tokenizer
 from .records import MemoryRecord
 from .table import EPISODIC_CODE, RecordTable
+from .vectors import FloatArray, VectorFile
 
 __all__ = ["NamespaceIndex"]
 
 _FORMAT = 4
+# A vector file is rewritten on save when it holds more dead slots than this, and than a
+# quarter of its live ones (deleted memories leave dead slots behind).
+_MIN_DEAD_SLOTS = 4096
 
 
 class NamespaceIndex:
@@ -52,6 +65,8 @@ class NamespaceIndex:
         tokenizer: Turns texts into BM25 tokens.
         namespace: The namespace indexed.
         records: Its records, when loaded (default: none yet).
+        vector_home: ``(folder, stem)`` where the vector file is kept between runs (a store
+            with a single writer); default: an anonymous temporary file.
     """
 
     def __init__(
@@ -60,12 +75,16 @@ class NamespaceIndex:
         tokenizer: Tokenizer,
         namespace: str = "default",
         records: RecordTable | None = None,
+        *,
+        vector_home: tuple[Path, str] | None = None,
     ) -> None:
         self.bm25 = bm25
         self.tokenizer = tokenizer
         self.records = RecordTable(namespace) if records is None else records
         self._timeline = array("i")  # rows (int32, as BM25 slots)
         self.horizon = 0
+        self._vector_home = vector_home
+        self._vectors: VectorFile | None = None  # created with the first vector kept
         if len(self.records):
             self._rebuild_timeline()
 
@@ -85,14 +104,18 @@ class NamespaceIndex:
         records: Sequence[MemoryRecord],
         seqs: Sequence[int],
         stamps: Sequence[int] | None = None,
+        vectors: FloatArray | None = None,
     ) -> None:
-        """Index new memories (their ids must not be held), with their write stamps."""
+        """Index new memories (their ids must not be held), with their write stamps and, when
+        given, their embeddings (one row each)."""
         tokens = self.tokenizer.tokenize_many(r.text for r in records)
         self.bm25.add_many((r.id, t) for r, t in zip(records, tokens))
         marks: Sequence[int | None] = [None] * len(records) if stamps is None else stamps
         rows = [self.records.put(r, seq, w) for r, seq, w in zip(records, seqs, marks)]
         self.horizon = max([self.horizon, *(w for w in marks if w is not None)])
         self._insert(rows)
+        if vectors is not None:
+            self._keep(rows, [r.id for r in records], vectors)
 
     def set_stamps(self, ids: Sequence[str], stamps: Sequence[int]) -> None:
         """Record the write stamps of held memories (as just written)."""
@@ -129,8 +152,11 @@ class NamespaceIndex:
             remap = self.records.compact()
             self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
 
-    def _key(self, row: int) -> tuple[float, int]:
-        return (float(self._created[row]), int(self._seq[row]))
+    def _keyer(self) -> Callable[[int], tuple[float, int]]:
+        """The timeline's sort key of a row, ``(created, seq)``, over columns fetched once (a
+        bisection calls it ~17 times)."""
+        created, seq = self._created, self._seq
+        return lambda row: (float(created[row]), int(seq[row]))
 
     @property
     def _created(self) -> np.ndarray[Any, Any]:
@@ -145,11 +171,12 @@ class NamespaceIndex:
             return
         created, seq = self._created, self._seq
         new = sorted(rows, key=lambda r: (created[r], seq[r]))
-        if not self._timeline or self._key(new[0]) >= self._key(self._timeline[-1]):
+        key = self._keyer()
+        if not self._timeline or key(new[0]) >= key(self._timeline[-1]):
             self._timeline.extend(new)  # the usual case: memories arrive in time order
         elif len(new) < 64:
             for row in new:
-                at = bisect.bisect_right(self._timeline, self._key(row), key=self._key)
+                at = bisect.bisect_right(self._timeline, key(row), key=key)
                 self._timeline.insert(at, row)
         else:
             self._timeline.extend(new)
@@ -162,7 +189,8 @@ class NamespaceIndex:
 
     def _position(self, row: int) -> int:
         """Where ``row`` sits on the timeline."""
-        at = bisect.bisect_left(self._timeline, self._key(row), key=self._key)
+        key = self._keyer()
+        at = bisect.bisect_left(self._timeline, key(row), key=key)
         while self._timeline[at] != row:  # equal keys (same time and seq): look along them
             at += 1
         return at
@@ -191,6 +219,73 @@ class NamespaceIndex:
                     out.append((moved, self.records.id_at(other)))
                 j += step
         return [i for _, i in sorted(out)]
+
+    # ------------------------------------------------------------------ embeddings
+    def vectors(self, ids: Iterable[str]) -> dict[str, FloatArray]:
+        """The embeddings of ``ids`` kept in the vector file. Ids not held, with no vector
+        kept, or whose slot does not check out are absent (and the last are forgotten, so that
+        :meth:`keep_vectors` takes them again)."""
+        file = self._vectors
+        if file is None:
+            return {}
+        records = self.records
+        slots = records.column("vec")
+        wanted: list[tuple[str, int, int]] = []  # (id, row, slot)
+        for memory_id in ids:
+            row = records.find(memory_id)
+            if row is not None and slots[row] >= 0:
+                wanted.append((memory_id, row, int(slots[row])))
+        wanted.sort(key=lambda w: w[2])  # in file order
+        got = file.read([w[2] for w in wanted], [w[0] for w in wanted])
+        bad = [w[1] for w, vector in zip(wanted, got) if vector is None]
+        if bad:
+            records.set_vector_slots(bad, [-1] * len(bad))
+        return {w[0]: vector for w, vector in zip(wanted, got) if vector is not None}
+
+    def keep_vectors(self, found: Mapping[str, FloatArray]) -> int:
+        """Keep the embeddings of held memories that have none kept (e.g. read from Chroma);
+        returns how many were written."""
+        records = self.records
+        slots = records.column("vec")
+        rows: list[int] = []
+        ids: list[str] = []
+        for memory_id in found:
+            row = records.find(memory_id)
+            if row is not None and slots[row] < 0:
+                rows.append(row)
+                ids.append(memory_id)
+        if not rows:
+            return 0
+        return self._keep(rows, ids, np.stack([found[i] for i in ids]))
+
+    def _keep(self, rows: list[int], ids: list[str], vectors: FloatArray) -> int:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape[0] != len(ids) or not ids:
+            return 0
+        file = self._vectors
+        if file is None:
+            file = self._vectors = self._new_vector_file(matrix.shape[1])
+        if file.dim != matrix.shape[1]:  # another embedder's vectors: not kept, read from Chroma
+            return 0
+        self.records.set_vector_slots(rows, file.append(ids, matrix))
+        return len(rows)
+
+    def _new_vector_file(self, dim: int) -> VectorFile:
+        if self._vector_home is None:
+            return VectorFile.create(None, dim)
+        folder, stem = self._vector_home
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{stem}.{uuid.uuid4().hex[:12]}.vectors"
+        _drop_vector_files(folder, stem, keep=None)
+        return VectorFile.create(path, dim)
+
+    def close(self) -> None:
+        """Close the vector file (kept on disk if it has a home). The index stays readable;
+        vectors are then read from Chroma again."""
+        if self._vectors is not None:
+            self._vectors.close(delete=self._vectors.path is None)
+            self._vectors = None
+            self.records.forget_vector_slots()
 
     def fingerprint_matches(self, ids: Iterable[str]) -> bool:
         """True when the BM25 index holds exactly ``ids``."""
@@ -226,18 +321,37 @@ class NamespaceIndex:
 
     # ------------------------------------------------------------------ persistence
     def save(self, folder: Path, stem: str, generation: int) -> None:
-        """Write ``<stem>.bm25.npz`` and ``<stem>.records.pkl`` atomically."""
+        """Write ``<stem>.bm25.npz`` and ``<stem>.records.pkl`` atomically; the records name
+        the vector file when it is kept in ``folder`` (rewritten first if deletes left it
+        mostly dead)."""
         folder.mkdir(parents=True, exist_ok=True)
         self.bm25.save(folder / f"{stem}.bm25.npz")
         if self.records.holes():
             remap = self.records.compact()
             self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
+        file = self._vectors
+        kept = file is not None and file.path is not None and file.path.parent == folder
+        replaced: VectorFile | None = None
+        if file is not None and kept:
+            slots = self.records.column("vec")
+            live = np.flatnonzero(slots >= 0)
+            if len(file) - len(live) > max(_MIN_DEAD_SLOTS, len(live) // 4):
+                path = folder / f"{stem}.{uuid.uuid4().hex[:12]}.vectors"
+                ids = [self.records.id_at(int(r)) for r in live]
+                fresh, moved = file.compacted(slots[live].tolist(), ids, path)
+                self.records.set_vector_slots(live.tolist(), moved)
+                replaced, file = file, fresh
+                self._vectors = fresh
+        state = self.records.to_state()
+        if not kept:
+            state["columns"]["vec"][:] = -1
         payload = {
             "format": _FORMAT,
             "generation": generation,
             "horizon": self.horizon,
             "tokenizer": _tokenizer_key(self.tokenizer),
-            "records": self.records.to_state(),
+            "records": state,
+            "vectors": file.path.name if kept and file is not None and file.path else None,
         }
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
@@ -247,10 +361,22 @@ class NamespaceIndex:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        if replaced is not None:
+            replaced.close(delete=True)
 
     @classmethod
-    def load(cls, folder: Path, stem: str, tokenizer: Tokenizer) -> tuple[NamespaceIndex, int]:
+    def load(
+        cls, folder: Path, stem: str, tokenizer: Tokenizer, *, keep_vectors: bool = False
+    ) -> tuple[NamespaceIndex, int]:
         """Read what :meth:`save` wrote; returns the index and the generation it reflects.
+
+        Args:
+            folder: Where it was saved.
+            stem: The namespace's file stem.
+            tokenizer: The tokenizer the store uses (must be the one saved with).
+            keep_vectors: Reopen the vector file named in the records and keep vectors in
+                ``folder`` from now on (a store with a single writer); other vector files of
+                ``stem`` there are deleted. Otherwise no vector is taken from ``folder``.
 
         Raises:
             StoreError: Missing, corrupt, from another tokenizer, or the two files disagree.
@@ -267,15 +393,34 @@ class NamespaceIndex:
             records = RecordTable.from_state(payload["records"])
             generation = int(payload["generation"])
             horizon = int(payload.get("horizon", 0))
+            name = payload.get("vectors")
         except StoreError:
             raise
         except Exception as exc:  # pickle raises many types on a damaged file
             raise StoreError(f"{path}: unreadable ({exc})") from exc
         if len(records) != len(bm25) or set(records) != bm25.ids():
             raise StoreError(f"{path}: records and BM25 index hold different memories")
-        index = cls(bm25, tokenizer, records.namespace, records)
+        home = (folder, stem) if keep_vectors else None
+        index = cls(bm25, tokenizer, records.namespace, records, vector_home=home)
         index.horizon = horizon
+        named = isinstance(name, str) and re.fullmatch(
+            rf"{re.escape(stem)}\.[0-9a-f]+\.vectors", name
+        )
+        if keep_vectors and named:
+            index._vectors = VectorFile.open(folder / str(name))
+        if index._vectors is None:
+            records.forget_vector_slots()
+        if keep_vectors:
+            _drop_vector_files(folder, stem, keep=str(name) if index._vectors else None)
         return index, generation
+
+
+def _drop_vector_files(folder: Path, stem: str, keep: str | None) -> None:
+    """Delete ``stem``'s vector files in ``folder`` other than ``keep`` (left by a run that
+    died before saving, or by a rewrite)."""
+    for path in folder.glob(f"{stem}.*.vectors"):
+        if path.name != keep:
+            path.unlink(missing_ok=True)
 
 
 def _tokenizer_key(tokenizer: Tokenizer) -> str:

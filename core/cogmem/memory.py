@@ -325,6 +325,8 @@ class CognitiveMemory:
                 if adds.journal is not None:
                     adds.journal.discard()  # empty: everything it held is in Chroma
             self._adds.clear()
+            for index in self._indexes.values():
+                index.close()
             self._closed = True
             if self._ephemeral and self._base.startswith("cogmem-"):
                 for store in self._stores.values():
@@ -668,9 +670,10 @@ class CognitiveMemory:
                     store = self._writable(namespace)  # held adds are written first
                     index = self._index(namespace)  # load first, so this write is incremental
                     part = [records[i] for i in rows]
+                    matrix = vectors if len(rows) == len(records) else vectors[rows]
                     self._will_write(namespace)
-                    seqs, stamps = store.add(part, vectors[rows])
-                    index.add(part, seqs)
+                    seqs, stamps = store.add(part, matrix)
+                    index.add(part, seqs, vectors=matrix)
                     index.set_stamps([r.id for r in part], stamps)
                     written.append((namespace, [r.id for r in part]))
             except BaseException:
@@ -1191,11 +1194,14 @@ class CognitiveMemory:
             found = self._candidates(
                 namespace, store, index, text, query_vector, search_mode, where, allowed
             )
-            found += self._context(index, found, search_mode, allowed)
-            found += self._associations(index, found, search_mode, allowed, moment)
+            fused = fuse(found, search_mode, cfg)  # neighbours found next add nothing to it
+            found += self._context(index, found, fused, allowed)
+            found += self._associations(index, found, fused, allowed, moment)
             # Without a token budget or diversity, packing takes the first k: explain only those.
             limit = k if budget is None and not diversity and not deep_recall else None
-            ranked = score_candidates(found, mode=search_mode, now=moment, config=cfg, limit=limit)
+            ranked = score_candidates(
+                found, mode=search_mode, now=moment, config=cfg, limit=limit, fused=fused
+            )
             if deep_recall:
                 # A summary and the originals it replaced say the same thing: deep recall asks
                 # for the originals, so a summary gives way when one of its originals is found.
@@ -1299,21 +1305,22 @@ class CognitiveMemory:
         size = len(records)
         if size == 0:
             return []
-        kept: dict[str, MemoryRecord | None] = {}  # records are built from columns: once each
+        # id -> its record if held and passing the filter, else None. Records are built from
+        # columns, once each, a batch at a time.
+        kept: dict[str, MemoryRecord | None] = {}
 
-        def passing(memory_id: str) -> MemoryRecord | None:
-            """The record of ``memory_id`` if it is held and passes the filter."""
-            if memory_id not in kept:
-                record = records.get(memory_id)
+        def admit(ids: Iterable[str]) -> None:
+            new = list(dict.fromkeys(i for i in ids if i not in kept))
+            for memory_id, record in zip(new, records.records_of(new), strict=True):
                 kept[memory_id] = record if record is not None and allowed(record) else None
-            return kept[memory_id]
 
         dense: list[tuple[str, float]] = []
         if mode in ("dense", "hybrid"):
             want = min(size, cfg.k_dense)
             for n in (want, min(size, 4 * want)):
                 nearest = self._nearest(namespace, store, query_vector[None, :], n)[0]
-                dense = [(i, c) for i, c in nearest if passing(i)]
+                admit(i for i, _ in nearest)
+                dense = [(i, c) for i, c in nearest if kept[i]]
                 if len(dense) >= want or len(nearest) == size:
                     break
             if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
@@ -1326,7 +1333,8 @@ class CognitiveMemory:
         lexical: list[tuple[str, float]] = []
         if mode in ("lexical", "hybrid"):
             for chunk in index.bm25.ranked(tokens, chunk_size=cfg.k_sparse):
-                lexical += [(i, s) for i, s in chunk if passing(i)]
+                admit(i for i, _ in chunk)
+                lexical += [(i, s) for i, s in chunk if kept[i]]
                 if len(lexical) >= cfg.k_sparse:
                     break
             lexical = lexical[: cfg.k_sparse]
@@ -1369,7 +1377,7 @@ class CognitiveMemory:
         self,
         index: NamespaceIndex,
         found: list[Candidate],
-        mode: str,
+        fused: Mapping[str, float],
         allowed: Callable[[MemoryRecord], bool],
     ) -> list[Candidate]:
         """Episodes formed right before or after the best-matching episodes (temporal context).
@@ -1381,36 +1389,38 @@ class CognitiveMemory:
         cfg = self.config
         if cfg.context_spread <= 0 or cfg.context_span <= 0 or cfg.context_seeds <= 0:
             return []
-        fused = fuse(found, mode, cfg)
         seeds = sorted(
             (c for c in found if c.memory.memory_type == "episodic"),
             key=lambda c: -fused.get(c.memory.id, 0.0),
         )[: cfg.context_seeds]
-        out: list[Candidate] = []
+        reached: list[tuple[str, float, str]] = []  # (neighbour, inherited, seed)
         for seed in seeds:
             inherited = cfg.context_spread * fused.get(seed.memory.id, 0.0)
             for neighbour in index.neighbours(
                 seed.memory.id, cfg.context_span, cfg.context_window_seconds
             ):
-                record = index.records[neighbour]
-                if allowed(record):
-                    out.append(
-                        Candidate(
-                            memory=record,
-                            vector=None,
-                            cosine=None,
-                            via="context",
-                            inherited=inherited,
-                            source_id=seed.memory.id,
-                        )
-                    )
-        return out
+                reached.append((neighbour, inherited, seed.memory.id))
+        known = {c.memory.id: c.memory for c in found}
+        built = index.records.records_of([n for n, _, _ in reached if n not in known])
+        known.update((r.id, r) for r in built if r is not None)
+        return [
+            Candidate(
+                memory=known[neighbour],
+                vector=None,
+                cosine=None,
+                via="context",
+                inherited=inherited,
+                source_id=seed_id,
+            )
+            for neighbour, inherited, seed_id in reached
+            if neighbour in known and allowed(known[neighbour])
+        ]
 
     def _associations(
         self,
         index: NamespaceIndex,
         found: list[Candidate],
-        mode: str,
+        fused: Mapping[str, float],
         allowed: Callable[[MemoryRecord], bool],
         now: datetime,
     ) -> list[Candidate]:
@@ -1419,7 +1429,6 @@ class CognitiveMemory:
         cfg = self.config
         if cfg.graph_expansion_hops <= 0:
             return []
-        fused = fuse(found, mode, cfg)
         direct = {c.memory.id: c.memory for c in found if c.via == "search"}
         seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1])[:_ASSOCIATION_SEEDS])
         if not any(direct[i].links for i in seeds if i in direct):
@@ -1490,10 +1499,13 @@ class CognitiveMemory:
         store = self._writable(namespace)
         generation = store.generation()
         index, saved = None, None
+        # A single writer keeps its vector file beside the index; elsewhere another process
+        # could be appending to it, so vectors go to a temporary file (see cogmem.vectors).
+        keep = self._sole_writer and self._index_dir is not None
         if self._index_dir is not None:
             try:
                 index, saved = NamespaceIndex.load(
-                    self._index_dir, _digest(namespace), self._tokenizer
+                    self._index_dir, _digest(namespace), self._tokenizer, keep_vectors=keep
                 )
                 bm25 = index.bm25
                 if (bm25.k1, bm25.b, bm25.epsilon) != (cfg.bm25_k1, cfg.bm25_b, cfg.bm25_epsilon):
@@ -1507,6 +1519,9 @@ class CognitiveMemory:
                 BM25Index(k1=cfg.bm25_k1, b=cfg.bm25_b, epsilon=cfg.bm25_epsilon),
                 self._tokenizer,
                 namespace,
+                vector_home=(self._index_dir, _digest(namespace))
+                if keep and self._index_dir is not None
+                else None,
             )
         if saved is None or saved != generation:
             index.replace_records(store.all_records())
@@ -1534,7 +1549,7 @@ class CognitiveMemory:
                     self._will_write(namespace)
                     matrix = np.stack([e.vector for e in entries])
                     seqs, stamps = store.add(records, matrix, seqs=[e.seq for e in entries])
-                    index.add(records, seqs, stamps)
+                    index.add(records, seqs, stamps, vectors=matrix)
                     log.info(
                         "namespace %r: wrote %d acknowledged adds left in %s",
                         namespace,
@@ -1573,7 +1588,7 @@ class CognitiveMemory:
             self._flush_adds(namespace)
         index = self._index(namespace)
         seqs = self._writable(namespace, flush=False).next_seqs(len(records))
-        index.add(records, seqs)
+        index.add(records, seqs, vectors=vectors)
         try:
             pending.add(records, seqs, vectors)  # the commit point: journaled, or nothing
         except BaseException:
@@ -1623,12 +1638,20 @@ class CognitiveMemory:
     def _vectors_of(
         self, namespace: str, store: ChromaStore, ids: Sequence[str]
     ) -> dict[str, FloatArray]:
-        """The embeddings of ``ids``: held adds' from memory, the rest from Chroma."""
-        pending = self._adds.get(namespace)
-        found = pending.vectors(ids) if pending else {}
+        """The embeddings of ``ids``: from the index's vector file, held adds, and Chroma for
+        the rest (which the vector file then keeps)."""
+        index = self._indexes.get(namespace)
+        found = index.vectors(ids) if index is not None else {}
         rest = [i for i in ids if i not in found]
+        pending = self._adds.get(namespace)
+        if rest and pending:
+            found.update(pending.vectors(rest))
+            rest = [i for i in rest if i not in found]
         if rest:
-            found.update(store.vectors(rest))
+            fetched = store.vectors(rest)
+            found.update(fetched)
+            if index is not None and index.keep_vectors(fetched):
+                self._saved.discard(namespace)
         return found
 
     def _sync(self, namespace: str, *, offline: bool = False) -> NamespaceIndex:

@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -230,21 +230,14 @@ def contradiction_losers(
     return losers
 
 
-@dataclass(frozen=True)
-class _Scored:
+class _Scored(NamedTuple):
     candidate: Candidate
     fused: float
     relevance: float
     retention: float
     alpha: float
-    penalties: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
-
-    @property
-    def score(self) -> float:
-        value = retention_score(self.relevance, self.retention, self.alpha)
-        for factor in self.penalties.values():
-            value *= factor
-        return value
+    penalties: Mapping[str, float]
+    score: float
 
 
 def score_candidates(
@@ -254,6 +247,7 @@ def score_candidates(
     now: datetime,
     config: CognitiveMemoryConfig,
     limit: int | None = None,
+    fused: Mapping[str, float] | None = None,
 ) -> list[SearchResult]:
     """Score every candidate and return them best first, each with its explanation.
 
@@ -264,12 +258,14 @@ def score_candidates(
         now: The time retention is computed at.
         config: The scoring constants.
         limit: Build results for the best ``limit`` only (every candidate is still scored).
+        fused: ``fuse(candidates, mode, config)`` when the caller has it already.
 
     Returns:
         One :class:`SearchResult` per distinct memory, sorted by score (ties: higher relevance,
         then newer, then id).
     """
-    fused = fuse(candidates, mode, config)
+    if fused is None:
+        fused = fuse(candidates, mode, config)
     by_id: dict[str, Candidate] = {}
     relevance: dict[str, float] = {}
     for c in candidates:
@@ -297,14 +293,12 @@ def score_candidates(
             penalties["newer_version"] = versions[mid][0]
         if mid in weaker:
             penalties["contradiction"] = config.contradiction_penalty
+        value = retention_score(relevance[mid], retentions[mid], alpha)
+        for factor in penalties.values():
+            value *= factor
         scored.append(
             _Scored(
-                candidate=c,
-                fused=fused.get(mid, 0.0),
-                relevance=relevance[mid],
-                retention=retentions[mid],
-                alpha=alpha,
-                penalties=penalties,
+                c, fused.get(mid, 0.0), relevance[mid], retentions[mid], alpha, penalties, value
             )
         )
     scored.sort(

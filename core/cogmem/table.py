@@ -4,7 +4,7 @@ One :class:`~cogmem.records.MemoryRecord` costs about a kilobyte as a Python obj
 dataclass, two datetimes, two read-only dicts, a timeline entry). Held as columns (a float or
 int per field in NumPy arrays, the texts as UTF-8 in one buffer, the ids in an
 :class:`~cogmem.idmap.IdMap`, the rarely-set fields in a sparse side table) a memory costs
-83 bytes of columns, about 20 bytes of id map beside its id's UTF-8, and its text's UTF-8, with
+87 bytes of columns, about 20 bytes of id map beside its id's UTF-8, and its text's UTF-8, with
 no Python object of its own; a whole namespace saves and loads as a few arrays instead of one
 object per memory. Columns grow by a quarter, in place where they can (so up to a quarter of
 their capacity is unused); the text buffer by an eighth (``bytearray``). At 100k memories
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -31,7 +32,7 @@ import numpy.typing as npt
 
 from .errors import StoreError
 from .idmap import IdMap
-from .records import MEMORY_TYPES, STATUSES, MemoryRecord, MemoryType, Status
+from .records import MEMORY_TYPES, STATUSES, MemoryRecord, assemble_record
 
 __all__ = ["RecordTable"]
 
@@ -55,10 +56,27 @@ _COLUMNS: dict[str, type[np.generic]] = {
     # Offset of the text's UTF-8 bytes in the text buffer. Texts are stored in row order, so
     # a text ends where the next row's begins (the last one at the end of the buffer).
     "text_at": np.int64,
+    # Slot of the embedding in the namespace's vector file (cogmem.vectors); -1: not there.
+    "vec": np.int32,
     "kind": np.uint8,
     "status": np.uint8,
     "pinned": np.bool_,
 }
+
+# The columns a MemoryRecord is built from.
+_RECORD_COLUMNS = (
+    "created",
+    "accessed",
+    "links_at",
+    "importance",
+    "confidence",
+    "stability",
+    "access_count",
+    "text_at",
+    "kind",
+    "status",
+    "pinned",
+)
 
 
 class _Extras(NamedTuple):
@@ -66,14 +84,28 @@ class _Extras(NamedTuple):
 
     session_ids: tuple[str, ...]
     tags: tuple[str, ...]
-    links: dict[str, float]
-    metadata: dict[str, Any]
+    links: Mapping[str, float]
+    metadata: Mapping[str, Any]
     superseded_by: str | None
     namespace: str | None  # only when it differs from the table's
     contradicts: tuple[str, ...] = ()
 
+    @classmethod
+    def of(cls, *fields: Any) -> _Extras:
+        """Extras whose ``links`` and ``metadata`` are read-only views of private copies (so
+        that records can share them, see :func:`~cogmem.records.assemble_record`)."""
+        extras = cls(*fields)
+        return extras._replace(
+            links=MappingProxyType(dict(extras.links)),
+            metadata=MappingProxyType(dict(extras.metadata)),
+        )
 
-_NO_EXTRAS = _Extras((), (), {}, {}, None, None, ())
+    def state(self) -> tuple[Any, ...]:
+        """As saved: plain tuples, dicts and strings."""
+        return tuple(self._replace(links=dict(self.links), metadata=dict(self.metadata)))
+
+
+_NO_EXTRAS = _Extras.of((), (), {}, {}, None, None, ())
 
 
 def _ts(value: datetime | None) -> float:
@@ -127,6 +159,10 @@ class RecordTable(Mapping[str, MemoryRecord]):
             raise KeyError(memory_id)
         return row
 
+    def find(self, memory_id: str) -> int | None:
+        """The row of ``memory_id``, or ``None`` if absent."""
+        return self._ids.get(memory_id)
+
     def column(self, name: str) -> npt.NDArray[Any]:
         """A read-only view of one numeric column over every row (holes included)."""
         view = self._cols[name][: self._rows]
@@ -151,6 +187,14 @@ class RecordTable(Mapping[str, MemoryRecord]):
         """Set the write stamp of the version of ``memory_id`` held."""
         self._cols["w"][self.row(memory_id)] = stamp
 
+    def set_vector_slots(self, rows: Sequence[int], slots: Sequence[int]) -> None:
+        """Record where the embeddings of ``rows`` are kept (``-1``: nowhere)."""
+        self._cols["vec"][np.asarray(rows, dtype=np.int64)] = slots
+
+    def forget_vector_slots(self) -> None:
+        """Record that no embedding is kept anywhere (the vector file is gone)."""
+        self._cols["vec"][: self._rows] = -1
+
     def text(self, row: int) -> str:
         """The text held in ``row``."""
         at = self._cols["text_at"]
@@ -162,35 +206,66 @@ class RecordTable(Mapping[str, MemoryRecord]):
         return self._record(row, self.id_at(row))
 
     def _record(self, row: int, memory_id: str) -> MemoryRecord:
+        return self._build([row], [memory_id])[0]
+
+    def records_of(self, ids: Sequence[str]) -> list[MemoryRecord | None]:
+        """The records of ``ids`` (``None`` for an id not held), built from each column once
+        rather than field by field: a search builds dozens."""
+        out: list[MemoryRecord | None] = [None] * len(ids)
+        at: list[int] = []
+        rows: list[int] = []
+        for n, memory_id in enumerate(ids):
+            row = self._ids.get(memory_id)
+            if row is not None:
+                at.append(n)
+                rows.append(row)
+        for n, record in zip(at, self._build(rows, [ids[n] for n in at]), strict=True):
+            out[n] = record
+        return out
+
+    def _build(self, rows: list[int], ids: list[str]) -> list[MemoryRecord]:
         c = self._cols
-        text = self.text(row)
-        kind: MemoryType = MEMORY_TYPES[int(c["kind"][row])]
-        status: Status = STATUSES[int(c["status"][row])]
-        created = _dt(float(c["created"][row]))
-        if created is None:  # never: created is always set
-            raise StoreError(f"memory {memory_id!r} has no creation time")
-        extra = self._extras.get(row, _NO_EXTRAS)
-        return MemoryRecord(
-            id=memory_id,
-            text=text,
-            created_at=created,
-            memory_type=kind,
-            importance=float(c["importance"][row]),
-            confidence=float(c["confidence"][row]),
-            stability=float(c["stability"][row]),
-            last_accessed_at=_dt(float(c["accessed"][row])),
-            access_count=int(c["access_count"][row]),
-            session_ids=extra.session_ids,
-            status=status,
-            superseded_by=extra.superseded_by,
-            pinned=bool(c["pinned"][row]),
-            tags=extra.tags,
-            namespace=self.namespace if extra.namespace is None else extra.namespace,
-            links=extra.links,
-            links_updated_at=_dt(float(c["links_at"][row])),
-            metadata=extra.metadata,
-            contradicts=extra.contradicts,
-        )
+        if len(rows) > 3:  # one gather per column
+            where = np.asarray(rows, dtype=np.int64)
+            col = {name: c[name][where].tolist() for name in _RECORD_COLUMNS}
+        else:
+            col = {name: [c[name].item(r) for r in rows] for name in _RECORD_COLUMNS}
+        at = c["text_at"]
+        buf = self._text_buf
+        last = self._rows - 1
+        out = []
+        for n, (row, memory_id) in enumerate(zip(rows, ids, strict=True)):
+            created = _dt(col["created"][n])
+            if created is None:  # never: created is always set
+                raise StoreError(f"memory {memory_id!r} has no creation time")
+            extra = self._extras.get(row, _NO_EXTRAS)
+            end = at.item(row + 1) if row < last else len(buf)
+            out.append(
+                assemble_record(
+                    (
+                        memory_id,
+                        buf[col["text_at"][n] : end].decode("utf-8"),
+                        created,
+                        MEMORY_TYPES[col["kind"][n]],
+                        col["importance"][n],
+                        col["confidence"][n],
+                        col["stability"][n],
+                        _dt(col["accessed"][n]),
+                        col["access_count"][n],
+                        extra.session_ids,
+                        STATUSES[col["status"][n]],
+                        extra.superseded_by,
+                        col["pinned"][n],
+                        extra.tags,
+                        self.namespace if extra.namespace is None else extra.namespace,
+                        extra.links,
+                        _dt(col["links_at"][n]),
+                        extra.metadata,
+                        extra.contradicts,
+                    )
+                )
+            )
+        return out
 
     # ------------------------------------------------------------------ writes
     def put(self, record: MemoryRecord, seq: int | None = None, stamp: int | None = None) -> int:
@@ -204,6 +279,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             row = self._append(record.id, record.text)
             self._cols["seq"][row] = seq
             self._cols["w"][row] = 0
+            self._cols["vec"][row] = -1
         if stamp is not None:
             self._cols["w"][row] = stamp
         self._write(row, record)
@@ -260,11 +336,11 @@ class RecordTable(Mapping[str, MemoryRecord]):
             or namespace is not None
             or r.contradicts
         ):
-            self._extras[row] = _Extras(
+            self._extras[row] = _Extras.of(
                 tuple(r.session_ids),
                 tuple(r.tags),
-                dict(r.links),
-                dict(r.metadata),
+                r.links,
+                r.metadata,
                 r.superseded_by,
                 namespace,
                 tuple(r.contradicts),
@@ -329,7 +405,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             "ids": self._ids.keys(),
             "text": bytes(self._text_buf),
             "columns": columns,
-            "extras": {row: tuple(extra) for row, extra in self._extras.items()},
+            "extras": {row: extra.state() for row, extra in self._extras.items()},
         }
 
     @classmethod
@@ -344,11 +420,13 @@ class RecordTable(Mapping[str, MemoryRecord]):
         text = bytearray(state["text"])
         columns = state["columns"]
         n = len(ids)
-        # Tables saved before write stamps existed lack "w": their stamps are unknown (0).
-        if set(columns) | {"w"} != {*_COLUMNS, "text_len"}:
+        # Tables saved before write stamps existed lack "w": their stamps are unknown (0);
+        # before vector files, "vec": no embedding is kept (-1).
+        if set(columns) | {"w", "vec"} != {*_COLUMNS, "text_len"}:
             raise StoreError("saved records: ids, texts and columns do not match")
         for name, dtype in _COLUMNS.items():
-            col = np.asarray(columns[name] if name in columns else np.zeros(n), dtype=dtype)
+            default = np.full(n, -1 if name == "vec" else 0)
+            col = np.asarray(columns.get(name, default), dtype=dtype)
             if col.shape != (n,):
                 raise StoreError(f"saved records: column {name!r} has shape {col.shape}")
             table._cols[name] = col.copy() if n else np.zeros(16, dtype=dtype)
@@ -371,6 +449,6 @@ class RecordTable(Mapping[str, MemoryRecord]):
         except ValueError as exc:
             raise StoreError("saved records: an id appears twice") from exc
         table._text_buf = text
-        table._extras = {int(row): _Extras(*extra) for row, extra in state["extras"].items()}
+        table._extras = {int(row): _Extras.of(*extra) for row, extra in state["extras"].items()}
         table._rows = n
         return table
