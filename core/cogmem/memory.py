@@ -1106,7 +1106,8 @@ class CognitiveMemory:
     def vectors(
         self, ids: Sequence[str], *, namespace: str = DEFAULT_NAMESPACE
     ) -> dict[str, FloatArray]:
-        """The stored embeddings of ``ids`` (read from Chroma).
+        """The stored embeddings of ``ids`` (from the vector file beside the index; what it
+        lacks, from Chroma).
 
         Raises:
             MemoryNotFoundError: An id is not stored in the namespace.

@@ -23,6 +23,7 @@ dead ones. Not thread-safe: the caller locks.
 from __future__ import annotations
 
 import io
+import os
 import struct
 import tempfile
 import zlib
@@ -40,6 +41,9 @@ _CHECK = 4  # bytes of the per-slot checksum
 _WRITE_ROWS = 64
 
 FloatArray = npt.NDArray[np.float32]
+
+_advise = getattr(os, "posix_fadvise", None)  # not on macOS or Windows
+_WILLNEED = getattr(os, "POSIX_FADV_WILLNEED", 3)
 
 
 def _checksum(memory_id: str, vector: bytes | memoryview) -> int:
@@ -146,6 +150,13 @@ class VectorFile:
         buf = np.zeros((len(slots), size), dtype=np.uint8)
         out: list[FloatArray | None] = []
         fh = self._fh
+        if _advise is not None and len(slots) > 1:
+            # Pages evicted from the cache are read from disk: ask for all of them first, so
+            # that the disk serves them together rather than one read after another.
+            fd = fh.fileno()
+            for slot in slots:
+                if 0 <= slot < self._slots:
+                    _advise(fd, _HEADER.size + slot * size, size, _WILLNEED)
         for n, (slot, memory_id) in enumerate(zip(slots, ids, strict=True)):
             if not 0 <= slot < self._slots:
                 out.append(None)
