@@ -628,7 +628,9 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             f"random unit vectors (dimension {d['settings']['dimension']}; the query "
             "embedding is not timed), texts and queries from SciFact/LoCoMo so BM25 behaves "
             "as on real data. Peers rebuild their BM25 index on every `add()`, as their users "
-            "must. Each system runs in its own subprocess.",
+            "must. Each system runs in its own subprocess; the subprocesses take turns one step "
+            "at a time (an add batch, a search, an add-then-search repetition), so every system "
+            "is timed over the same minutes of this machine, whose speed drifts.",
             "",
             "![speed](" + rel + "/speed.png)",
             "",
@@ -681,7 +683,9 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
                 "Chroma's own one-record add on the same disk takes "
                 f"{_fmt(chroma['add_then_search'].get('add_p50'))} ms. The peers' "
                 "add-then-search is dominated by rebuilding their BM25 index from all N "
-                "documents.",
+                "documents. Each repetition also times a search with no add before it: cogmem's "
+                f"p50 there is {_fmt(ats.get('search_alone_p50'))} ms, against "
+                f"{_fmt(ats.get('search_p50'))} ms for the search right after an add.",
                 "",
             ]
         src = d.get("cogmem_source", {})

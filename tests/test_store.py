@@ -13,7 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cogmem import InvalidInputError, InvalidTypeError, MemoryRecord, StoreError
-from cogmem.store import build_where, compile_filters, from_chroma, to_metadata
+from cogmem.store import (
+    PACKED_KEY,
+    WRITER_KEY,
+    build_where,
+    compile_filters,
+    from_chroma,
+    to_metadata,
+    writer_of,
+)
 from tests.conftest import NOW
 
 FULL = MemoryRecord(
@@ -46,6 +54,20 @@ def test_metadata_round_trip_is_exact() -> None:
     assert from_chroma("m1", FULL.text, meta) == FULL
     sparse = MemoryRecord(id="m2", text="t", created_at=NOW)
     assert from_chroma("m2", "t", to_metadata(sparse)) == sparse
+
+
+def test_writer_token_is_packed_and_old_stores_still_read() -> None:
+    meta = to_metadata(FULL, seq=7, stamp=11, writer="abc")
+    assert WRITER_KEY not in meta and meta["w"] == 11  # one Chroma row fewer per record
+    assert writer_of(meta) == "abc"
+    assert from_chroma("m1", FULL.text, meta) == FULL
+    old = {k: v for k, v in to_metadata(FULL, seq=7, stamp=11).items()}
+    old[WRITER_KEY] = "old-writer"  # how stores written before the token was packed have it
+    assert writer_of(old) == "old-writer"
+    # An update by a newer writer packs its token; Chroma keeps the old key (updates merge).
+    merged = {**old, PACKED_KEY: meta[PACKED_KEY]}
+    assert writer_of(merged) == "abc"
+    assert writer_of(to_metadata(FULL)) is None
 
 
 def test_foreign_metadata_is_a_store_error() -> None:

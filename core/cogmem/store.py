@@ -7,10 +7,11 @@ into one JSON string (see :func:`to_metadata`), which also keeps the exact creat
 metadata (Chroma may round the last bit of a float key). Times are UTC epoch seconds (float).
 
 Every add and update also writes a *write stamp* ``w`` (int, ns since the epoch on the writer's
-clock, increasing within a process) and the writer's token ``wb`` (one per
-:class:`ChromaStore`), so that another process can read what changed since it last looked
-(:meth:`ChromaStore.changed_since`) instead of reading the whole collection. Records written
-before the stamp existed have none and count as stamp 0.
+clock, increasing within a process; a key of its own, since Chroma filters on it) and the
+writer's token ``wb`` (one per :class:`ChromaStore`; packed, and read from a key of its own in
+stores written before it was packed), so that another process can read what changed since it
+last looked (:meth:`ChromaStore.changed_since`) instead of reading the whole collection. Records
+written before the stamp existed have none and count as stamp 0.
 
 :func:`to_metadata` and :func:`from_chroma` are pure and inverse to each other;
 :func:`build_where` turns cogmem filters into a Chroma ``where`` clause.
@@ -45,6 +46,7 @@ __all__ = [
     "from_chroma",
     "http_client",
     "to_metadata",
+    "writer_of",
 ]
 
 USER_PREFIX = "m."
@@ -52,7 +54,7 @@ GENERATION_KEY = "cogmem_generation"
 TAG_PREFIX = "tag:"
 PACKED_KEY = "cogmem"
 STAMP_KEY = "w"  # write stamp: ns since the epoch, set on every add and update
-WRITER_KEY = "wb"  # the token of the ChromaStore that wrote the record last
+WRITER_KEY = "wb"  # the token of the ChromaStore that wrote the record last (packed)
 _PACK_VERSION = 1
 _OPERATORS = frozenset({"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"})
 _GET_BATCH = 5000  # Chroma caps how many ids one get may name; stay well below.
@@ -85,7 +87,8 @@ def to_metadata(
     make adds and reads faster. ``seq`` (an insertion stamp that orders memories formed at the
     same time) is written once, on add; updates leave it out and Chroma keeps the stored value.
     ``stamp`` and ``writer`` (the write stamp ``w`` and writer token ``wb``) are written on
-    every add and update by :class:`ChromaStore`.
+    every add and update by :class:`ChromaStore`; the token goes into the packed JSON (each
+    key of its own costs Chroma a row per record on every write, ~3% of an add).
     """
     packed: dict[str, Any] = {
         "v": _PACK_VERSION,
@@ -112,6 +115,8 @@ def to_metadata(
         packed["contra"] = list(memory.contradicts)
     if memory.metadata:
         packed["meta"] = dict(memory.metadata)  # exact; the m.* keys are for filtering
+    if writer is not None:
+        packed[WRITER_KEY] = writer
     meta: dict[str, Any] = {
         "type": memory.memory_type,
         "status": memory.status,
@@ -123,8 +128,6 @@ def to_metadata(
         meta["seq"] = int(seq)
     if stamp is not None:
         meta[STAMP_KEY] = int(stamp)
-    if writer is not None:
-        meta[WRITER_KEY] = writer
     for tag in memory.tags:
         meta[TAG_PREFIX + tag] = True
     for key, value in memory.metadata.items():
@@ -172,6 +175,22 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
             f"memory {memory_id!r} has metadata cogmem cannot read ({exc!r}); "
             "was the collection written by something else?"
         ) from exc
+
+
+def writer_of(meta: Mapping[str, Any]) -> str | None:
+    """The writer token ``wb`` of a stored record's metadata (None when it has none).
+
+    Stores written before the token was packed have it as a key of its own; an update by a
+    newer writer packs its token but cannot remove that key, so the packed one wins.
+    """
+    try:
+        packed = json.loads(meta[PACKED_KEY])
+    except (KeyError, TypeError, ValueError):
+        packed = None
+    if isinstance(packed, dict) and WRITER_KEY in packed:
+        return str(packed[WRITER_KEY])
+    old = meta.get(WRITER_KEY)
+    return None if old is None else str(old)
 
 
 def check_user_metadata(metadata: object) -> dict[str, str | int | float | bool]:
@@ -603,7 +622,7 @@ class ChromaStore:
         got: Mapping[str, Any], out: dict[str, Stamped], skip_writer: str | None = None
     ) -> None:
         for memory_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
-            if skip_writer is not None and meta.get(WRITER_KEY) == skip_writer:
+            if skip_writer is not None and writer_of(meta) == skip_writer:
                 continue
             out[memory_id] = (
                 from_chroma(memory_id, doc, meta),
