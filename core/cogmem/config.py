@@ -75,7 +75,8 @@ class CognitiveMemoryConfig:
     # catch-up with Chroma (see CognitiveMemory) runs only if this long has passed since the
     # last one. None: 0 for a client= store (a server other processes share), 1.0 for a
     # path= folder (one process at a time in Chroma's embedded mode). The catch-up costs ~2 ms
-    # at 10k memories but ~20 ms at 100k (Chroma's count and filtered get grow with the store).
+    # at 10k memories but ~20 ms at 100k (Chroma's count and filtered get grow with the store);
+    # a folder store skips it while its Chroma files are unchanged (cogmem.watch).
     sync_interval_seconds: float | None = None
     # Small adds are written to Chroma in groups of up to this many (0: each at once). A Chroma
     # add costs 4-8 ms whatever its size; until its group is written a memory is searchable from
