@@ -1693,11 +1693,10 @@ class CognitiveMemory:
             # Nothing written to the folder since the last catch-up began, and no held adds
             # due to be written by this one: there is nothing to catch up with.
             quiet = self._quiet.get(namespace)
-            held = self._adds.get(namespace)
             if (
                 quiet is not None
                 and self._folder is not None
-                and (held is None or len(held) == 0)
+                and not self._adds.get(namespace)
                 and folder_stamp(self._folder, now_ns) == quiet
             ):
                 return index
