@@ -7,7 +7,8 @@
 * :class:`CognitiveMemoryStore` — a LangGraph ``BaseStore`` for
   ``langchain.agents.create_agent(..., store=...)``: items are memories, search is cognitive.
 * :func:`summarizer_from` — any chat model or Runnable as cogmem's consolidation summarizer;
-  :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``.
+  :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
+  :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
 
 Any LangChain ``Embeddings`` can be cogmem's embedder as it is:
 ``CognitiveMemory(embedder=OpenAIEmbeddings())``.
@@ -26,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictDetectorError, SummarizerError
 
 if TYPE_CHECKING:
-    from .conflict import DEFAULT_CONFLICT_PROMPT, conflict_detector_from, parse_yes_no
+    from .judges import (
+        DEFAULT_CONFLICT_PROMPT,
+        DEFAULT_DEDUP_PROMPT,
+        conflict_detector_from,
+        dedup_judge_from,
+        parse_yes_no,
+    )
     from .memory import CognitiveConversationMemory
     from .retriever import CognitiveMemoryRetriever, result_to_document
     from .store import (
@@ -40,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
+    "DEFAULT_DEDUP_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
     "CognitiveConversationMemory",
     "CognitiveMemoryRetriever",
@@ -49,6 +57,7 @@ __all__ = [
     "SummarizerError",
     "conflict_detector_from",
     "decode_namespace",
+    "dedup_judge_from",
     "encode_namespace",
     "matches_filter",
     "parse_yes_no",
@@ -68,9 +77,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "matches_filter": ("store", "langgraph"),
     "DEFAULT_SUMMARY_PROMPT": ("summarizer", "langchain-core"),
     "summarizer_from": ("summarizer", "langchain-core"),
-    "DEFAULT_CONFLICT_PROMPT": ("conflict", "langchain-core"),
-    "conflict_detector_from": ("conflict", "langchain-core"),
-    "parse_yes_no": ("conflict", "langchain-core"),
+    "DEFAULT_CONFLICT_PROMPT": ("judges", "langchain-core"),
+    "DEFAULT_DEDUP_PROMPT": ("judges", "langchain-core"),
+    "conflict_detector_from": ("judges", "langchain-core"),
+    "dedup_judge_from": ("judges", "langchain-core"),
+    "parse_yes_no": ("judges", "langchain-core"),
 }
 
 

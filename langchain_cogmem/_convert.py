@@ -54,6 +54,7 @@ def memory_fields(memory: MemoryRecord) -> dict[str, Any]:
         "session_ids": list(memory.session_ids),
         "status": memory.status,
         "superseded_by": memory.superseded_by,
+        "previous_version": memory.previous_version,
         "pinned": memory.pinned,
         "tags": list(memory.tags),
         "namespace": memory.namespace,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cogmem import CogmemError
+from cogmem.errors import JudgeError
 
 __all__ = ["ConflictDetectorError", "SummarizerError"]
 
@@ -29,16 +30,11 @@ class SummarizerError(CogmemError):
         self.texts: tuple[str, ...] = tuple(texts)
 
 
-class ConflictDetectorError(CogmemError):
-    """The model behind a :func:`~langchain_cogmem.conflict_detector_from` detector failed:
-    it raised, returned no text, or answered neither yes nor no.
+class ConflictDetectorError(JudgeError):
+    """The model behind a :func:`~langchain_cogmem.conflict_detector_from` detector failed: it
+    raised, returned no text, or answered neither yes nor no.
 
     Attributes:
         texts: The two texts it was asked about, in order.
         answer: The model's answer when it gave one that could not be read (else ``None``).
     """
-
-    def __init__(self, message: str, first: str, second: str, answer: str | None = None) -> None:
-        super().__init__(message)
-        self.texts: tuple[str, str] = (first, second)
-        self.answer = answer

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage
 from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from cogmem import InvalidInputError, InvalidTypeError
 
+from ._models import check_model, model_name, prompt_template, reply_text
 from .errors import SummarizerError
 
 __all__ = ["DEFAULT_SUMMARY_PROMPT", "summarizer_from"]
@@ -64,12 +64,10 @@ def summarizer_from(
         InvalidInputError: ``prompt`` has no ``{memories}`` variable, or variables other than
             ``memories`` and ``count``.
     """
-    if not isinstance(model, Runnable):
-        raise InvalidTypeError(
-            f"model must be a LangChain chat model, LLM or Runnable, got {type(model).__name__}"
-        )
+    check_model(model)
     template = _template(prompt)
     chain = template | model
+    name = model_name(model)
 
     def summarize(texts: list[str]) -> str:
         items = _check_texts(texts)
@@ -82,43 +80,32 @@ def summarizer_from(
             reply = chain.invoke(values)
         except Exception as exc:
             raise SummarizerError(
-                f"the summarizer model {_name(model)} failed on {len(items)} memories "
+                f"the summarizer model {name} failed on {len(items)} memories "
                 f"({type(exc).__name__}: {exc}); the memories are unchanged",
                 items,
             ) from exc
-        summary = _reply_text(reply)
+        summary = reply_text(reply)
         if summary is None:
             raise SummarizerError(
-                f"the summarizer model {_name(model)} returned {type(reply).__name__}; "
+                f"the summarizer model {name} returned {type(reply).__name__}; "
                 "expected a message or a str; the memories are unchanged",
                 items,
             )
         summary = summary.strip()
         if not summary:
             raise SummarizerError(
-                f"the summarizer model {_name(model)} returned no text for {len(items)} "
+                f"the summarizer model {name} returned no text for {len(items)} "
                 "memories; the memories are unchanged",
                 items,
             )
         return summary
 
-    summarize.__doc__ = f"Summarize memories with {_name(model)} (built by summarizer_from)."
+    summarize.__doc__ = f"Summarize memories with {name} (built by summarizer_from)."
     return summarize
 
 
 def _template(prompt: str | BasePromptTemplate[Any] | None) -> BasePromptTemplate[Any]:
-    if prompt is None:
-        return DEFAULT_SUMMARY_PROMPT
-    if isinstance(prompt, str):
-        template: BasePromptTemplate[Any] = ChatPromptTemplate.from_template(prompt)
-    elif isinstance(prompt, BasePromptTemplate):
-        template = prompt
-    else:
-        raise InvalidTypeError(
-            f"prompt must be a template string or a LangChain prompt template, "
-            f"got {type(prompt).__name__}"
-        )
-    names = set(template.input_variables)
+    template, names = prompt_template(prompt, DEFAULT_SUMMARY_PROMPT)
     if MEMORIES_VARIABLE not in names:
         raise InvalidInputError(
             f"the summary prompt must have a {{{MEMORIES_VARIABLE}}} variable; "
@@ -141,18 +128,3 @@ def _check_texts(texts: object) -> tuple[str, ...]:
         if not isinstance(text, str):
             raise InvalidTypeError(f"texts[{i}] must be a str, got {type(text).__name__}")
     return tuple(texts)
-
-
-def _reply_text(reply: Any) -> str | None:
-    if isinstance(reply, BaseMessage):
-        return str(reply.text)
-    if isinstance(reply, str):
-        return reply
-    return None
-
-
-def _name(model: Runnable[Any, Any]) -> str:
-    try:
-        return model.get_name()
-    except Exception:  # a Runnable whose name cannot be computed
-        return type(model).__name__

@@ -13,7 +13,8 @@
 * :class:`LlamaIndexEmbedder` — any LlamaIndex ``BaseEmbedding`` as cogmem's embedder;
   :class:`CogmemEmbedding` — a cogmem embedder (offline MiniLM) as a ``BaseEmbedding``.
 * :func:`summarizer_from` — any LlamaIndex LLM as cogmem's consolidation summarizer;
-  :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``.
+  :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
+  :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
 
 The adapters only convert types and call the public ``cogmem`` API; the scoring is the core's.
 Install with ``pip install 'cogmem[llamaindex]'``. Each adapter is imported on first use, so
@@ -33,9 +34,15 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .conflict import DEFAULT_CONFLICT_PROMPT, conflict_detector_from, parse_yes_no
     from .embedding import CogmemEmbedding, LlamaIndexEmbedder
     from .filters import to_cogmem_filters
+    from .judges import (
+        DEFAULT_CONFLICT_PROMPT,
+        DEFAULT_DEDUP_PROMPT,
+        conflict_detector_from,
+        dedup_judge_from,
+        parse_yes_no,
+    )
     from .memory_block import CognitiveMemoryBlock
     from .postprocessor import RetentionPostprocessor
     from .retriever import (
@@ -48,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
+    "DEFAULT_DEDUP_PROMPT",
     "DEFAULT_LLM_METADATA_KEYS",
     "DEFAULT_SUMMARY_PROMPT",
     "CogmemEmbedding",
@@ -61,6 +69,7 @@ __all__ = [
     "SummarizerError",
     "UnsupportedFilterError",
     "conflict_detector_from",
+    "dedup_judge_from",
     "parse_yes_no",
     "result_to_node",
     "summarizer_from",
@@ -79,9 +88,11 @@ _LAZY: dict[str, str] = {
     "LlamaIndexEmbedder": "embedding",
     "DEFAULT_SUMMARY_PROMPT": "summarizer",
     "summarizer_from": "summarizer",
-    "DEFAULT_CONFLICT_PROMPT": "conflict",
-    "conflict_detector_from": "conflict",
-    "parse_yes_no": "conflict",
+    "DEFAULT_CONFLICT_PROMPT": "judges",
+    "DEFAULT_DEDUP_PROMPT": "judges",
+    "conflict_detector_from": "judges",
+    "dedup_judge_from": "judges",
+    "parse_yes_no": "judges",
     "to_cogmem_filters": "filters",
 }
 

@@ -10,10 +10,11 @@ from collections.abc import Callable, Sequence
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms.llm import LLM
-from llama_index.core.prompts import BasePromptTemplate, ChatPromptTemplate, PromptTemplate
+from llama_index.core.prompts import BasePromptTemplate, ChatPromptTemplate
 
 from cogmem import InvalidInputError, InvalidTypeError
 
+from ._models import check_llm, model_name, prompt_template
 from .errors import SummarizerError
 
 __all__ = ["DEFAULT_SUMMARY_PROMPT", "summarizer_from"]
@@ -65,10 +66,9 @@ def summarizer_from(
         InvalidInputError: ``prompt`` has no ``{memories}`` variable, or variables other than
             ``memories`` and ``count``.
     """
-    if not isinstance(llm, LLM):
-        raise InvalidTypeError(f"llm must be a LlamaIndex LLM, got {type(llm).__name__}")
+    check_llm(llm)
     template = _template(prompt)
-    name = _name(llm)
+    name = model_name(llm)
 
     def summarize(texts: list[str]) -> str:
         items = _check_texts(texts)
@@ -105,18 +105,7 @@ def summarizer_from(
 
 
 def _template(prompt: str | BasePromptTemplate | None) -> BasePromptTemplate:
-    if prompt is None:
-        return DEFAULT_SUMMARY_PROMPT
-    if isinstance(prompt, str):
-        template: BasePromptTemplate = PromptTemplate(prompt)
-    elif isinstance(prompt, BasePromptTemplate):
-        template = prompt
-    else:
-        raise InvalidTypeError(
-            "prompt must be a template string or a LlamaIndex prompt template, "
-            f"got {type(prompt).__name__}"
-        )
-    names = set(template.template_vars)
+    template, names = prompt_template(prompt, DEFAULT_SUMMARY_PROMPT)
     if MEMORIES_VARIABLE not in names:
         raise InvalidInputError(
             f"the summary prompt must have a {{{MEMORIES_VARIABLE}}} variable; "
@@ -139,10 +128,3 @@ def _check_texts(texts: object) -> tuple[str, ...]:
         if not isinstance(text, str):
             raise InvalidTypeError(f"texts[{i}] must be a str, got {type(text).__name__}")
     return tuple(texts)
-
-
-def _name(llm: LLM) -> str:
-    try:
-        return f"{llm.class_name()}"
-    except Exception:  # an LLM whose class name cannot be computed
-        return type(llm).__name__

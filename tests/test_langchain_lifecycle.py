@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableLambda
 from pydantic import Field
 
 from cogmem import CogmemError, CognitiveMemory, InvalidInputError, InvalidTypeError
+from cogmem.errors import JudgeError
 from cogmem.testing import HashingEmbedder
 from langchain_cogmem import (
     DEFAULT_CONFLICT_PROMPT,
@@ -26,6 +27,7 @@ from langchain_cogmem import (
     CognitiveMemoryStore,
     ConflictDetectorError,
     conflict_detector_from,
+    dedup_judge_from,
     parse_yes_no,
     summarizer_from,
 )
@@ -278,6 +280,55 @@ def test_bad_arguments() -> None:
         conflict_detector_from(lambda a, b: True)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="on_unclear"):
         conflict_detector_from(model, on_unclear="yes")  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------------ dedup judge
+@pytest.mark.parametrize(("answer", "action"), [("Yes.", "merged"), ("**No**", "stored")])
+def test_a_chat_model_judges_what_the_words_cannot_tell(answer: str, action: str) -> None:
+    model = always(answer)
+    with CognitiveMemory(embedder=HashingEmbedder(), dedup_judge=dedup_judge_from(model)) as mem:
+        first = mem.add("Maria lives in Osaka.", memory_type="semantic", now=NOW)
+        unclear = mem.write("Maria still lives in Osaka.", memory_type="semantic", now=NOW)
+        # Not near enough to be linked as a version: without a yes, simply stored.
+        assert unclear.action == action
+        assert unclear.existing_id == (first if action == "merged" else None)
+        (prompt,) = model.seen
+        system, human = prompt
+        assert "restates" in str(system.content) and "yes or no" in str(system.content)
+        assert str(human.content).index("Maria lives") < str(human.content).index("still")
+        # A changed detail is clear from the words: the model is not asked.
+        assert mem.write("Maria lives in Kyoto.", memory_type="semantic", now=NOW).action == (
+            "new_version"
+        )
+        assert len(model.seen) == 1
+
+
+def test_a_failing_dedup_judge_loses_no_write(caplog: pytest.LogCaptureFixture) -> None:
+    judge = dedup_judge_from(always("I cannot tell."))
+    with pytest.raises(JudgeError, match="dedup judge") as raised:
+        judge("Maria lives in Osaka.", "Maria still lives in Osaka.")
+    assert raised.value.answer == "I cannot tell."
+    with CognitiveMemory(embedder=HashingEmbedder(), dedup_judge=judge) as mem:
+        mem.add("Maria lives in Osaka.", memory_type="semantic", now=NOW)
+        with caplog.at_level(logging.WARNING, logger="cogmem"):
+            outcome = mem.write("Maria still lives in Osaka.", memory_type="semantic", now=NOW)
+        assert outcome.action == "stored" and len(mem) == 2
+        assert "dedup judge failed" in caplog.text
+    with pytest.raises(InvalidInputError, match="dedup judge prompt"):
+        dedup_judge_from(always("yes"), "Is {first} the same?")
+
+
+def test_corrections_through_every_langchain_adapter_are_kept() -> None:
+    with CognitiveMemory(embedder=HashingEmbedder()) as mem:
+        chat = CognitiveConversationMemory(memory=mem, now=lambda: NOW, reinforce=False)
+        chat.save_context({"input": "My flight is on May 3."}, {"output": "Noted."})
+        chat.save_context({"input": "Sorry, my flight is on May 13."}, {"output": "Noted."})
+        texts = [m.text for m in mem.records()]
+        assert any("May 3." in t for t in texts) and any("May 13." in t for t in texts)
+        store = CognitiveMemoryStore(mem, now=lambda: NOW)
+        store.put(("u",), "a", {"text": "The flight is on May 3."})
+        store.put(("u",), "b", {"text": "the flight is on May 3!"})  # keys are kept apart
+        assert {i.key for i in store.search(("u",))} == {"a", "b"}
 
 
 # ------------------------------------------------------------------------------ deep recall

@@ -206,6 +206,16 @@ def test_deep_recall_reaches_superseded_memories(memory: CognitiveMemory) -> Non
     assert found[old].metadata["explanation"]["penalties"]["deep_recall"] == pytest.approx(0.5**0.3)
 
 
+def test_documents_show_a_correction_and_its_older_version(memory: CognitiveMemory) -> None:
+    old = memory.add("The user's flight is on May 3", memory_type="semantic", now=NOW)
+    new = memory.add("The user's flight is on May 13", memory_type="semantic", now=NOW)
+    retriever = CognitiveMemoryRetriever(memory=memory, k=2, reinforce=False, now=lambda: NOW)
+    docs = retriever.invoke("when is the user's flight?")
+    assert [d.id for d in docs] == [new, old]
+    assert docs[0].metadata["previous_version"] == old
+    assert docs[1].metadata["explanation"]["newer_version_id"] == new
+
+
 def test_batch_and_ainvoke_match_invoke(memory: CognitiveMemory) -> None:
     retriever = CognitiveMemoryRetriever(memory=memory, k=2, reinforce=False, now=lambda: NOW)
     queries = ["green tea", "peanuts", "Lisbon"]

@@ -22,6 +22,7 @@ from llama_index.core.prompts import PromptTemplate
 from pydantic import Field
 
 from cogmem import CogmemError, CognitiveMemory, InvalidInputError, InvalidTypeError
+from cogmem.errors import JudgeError
 from cogmem.testing import HashingEmbedder
 from llamaindex_cogmem import (
     DEFAULT_CONFLICT_PROMPT,
@@ -29,6 +30,7 @@ from llamaindex_cogmem import (
     CognitiveMemoryRetriever,
     ConflictDetectorError,
     conflict_detector_from,
+    dedup_judge_from,
     parse_yes_no,
     summarizer_from,
 )
@@ -128,6 +130,48 @@ def test_maintain_takes_the_summarizer_and_a_failing_llm_changes_nothing(
     report = memory.maintain(LATER, summarizer=summarizer_from(FixedLLM(reply=GYM_SUMMARY)))
     (summary_id,) = report.consolidation.summary_ids
     assert memory.get(summary_id).text == GYM_SUMMARY
+
+
+# ------------------------------------------------------------------------------ dedup judge
+@pytest.mark.parametrize("chat", [False, True])
+@pytest.mark.parametrize(("answer", "action"), [("Yes", "merged"), ("No.", "stored")])
+def test_an_llm_judges_what_the_words_cannot_tell(chat: bool, answer: str, action: str) -> None:
+    llm = FixedLLM(reply=answer, is_chat_model=chat)
+    with CognitiveMemory(embedder=HashingEmbedder(), dedup_judge=dedup_judge_from(llm)) as mem:
+        first = mem.add("Maria lives in Osaka.", memory_type="semantic", now=NOW)
+        unclear = mem.write("Maria still lives in Osaka.", memory_type="semantic", now=NOW)
+        # Not near enough to be linked as a version: without a yes, simply stored.
+        assert unclear.action == action
+        assert unclear.existing_id == (first if action == "merged" else None)
+        asked = str(llm.chats[0][1].content) if chat else llm.prompts[0]
+        assert "Maria lives in Osaka." in asked and "Maria still lives in Osaka." in asked
+        assert mem.write("Maria lives in Kyoto.", memory_type="semantic", now=NOW).action == (
+            "new_version"
+        )
+        assert len(llm.chats if chat else llm.prompts) == 1  # a clear change is not asked
+
+
+def test_a_failing_dedup_llm_loses_no_write() -> None:
+    judge = dedup_judge_from(FixedLLM(error="rate limited"))
+    with pytest.raises(JudgeError, match="rate limited"):
+        judge("Maria lives in Osaka.", "Maria still lives in Osaka.")
+    with CognitiveMemory(embedder=HashingEmbedder(), dedup_judge=judge) as mem:
+        mem.add("Maria lives in Osaka.", memory_type="semantic", now=NOW)
+        outcome = mem.write("Maria still lives in Osaka.", now=NOW, memory_type="semantic")
+        assert outcome.action == "stored" and len(mem) == 2
+
+
+def test_a_flushed_correction_is_kept_by_the_memory_block() -> None:
+    with CognitiveMemory(embedder=HashingEmbedder()) as mem:
+        block = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)
+        asyncio.run(block.aput([ChatMessage(role=MessageRole.USER, content="My flight is May 3.")]))
+        asyncio.run(
+            block.aput([ChatMessage(role=MessageRole.USER, content="My flight is May 13.")])
+        )
+        assert sorted(m.text for m in mem.records()) == [
+            "user: My flight is May 13.",
+            "user: My flight is May 3.",
+        ]
 
 
 # ------------------------------------------------------------------------------ conflicts

@@ -102,6 +102,16 @@ def test_nodes_carry_the_memory_id_text_fields_score_and_explanation(
     )
 
 
+def test_nodes_show_a_correction_and_its_older_version(memory: CognitiveMemory) -> None:
+    old = memory.add("The user's flight is on May 3", memory_type="semantic", now=NOW)
+    new = memory.add("The user's flight is on May 13", memory_type="semantic", now=NOW)
+    retriever = CognitiveMemoryRetriever(memory, similarity_top_k=2, reinforce=False, now=NOW)
+    nodes = retriever.retrieve("when is the user's flight?")
+    assert [n.node.node_id for n in nodes] == [new, old]
+    assert nodes[0].node.metadata["previous_version"] == old
+    assert nodes[1].node.metadata["explanation"]["newer_version_id"] == new
+
+
 def test_the_llm_sees_text_type_and_date_but_not_the_bookkeeping(
     memory: CognitiveMemory,
 ) -> None:

@@ -101,8 +101,8 @@ def test_files_not_still_long_enough_are_always_caught_up_with(
 def test_held_adds_due_are_written_even_when_the_folder_is_quiet(tmp_path: Path) -> None:
     config = CognitiveMemoryConfig(sync_interval_seconds=0.0)
     with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(), config=config) as mem:
-        mem.add("written", now=NOW)
-        mem.add("written too", now=NOW)  # the first was past the (zero) interval: written
+        mem.add("one memory written", now=NOW)
+        mem.add("another one written", now=NOW)  # the first was past the (zero) interval
         mem.search("written", now=NOW, reinforce=False)  # a catch-up: both written
         _age(tmp_path)
         mem.search("written", now=NOW, reinforce=False)  # a quiet stamp is taken

@@ -99,6 +99,11 @@ class CognitiveMemoryConfig:
     version_similarity: float = 0.40
     version_similarity_full: float = 0.70
     version_candidates: int = 10
+    # An explicit newer version (previous_version, set by write-time dedup) that is a candidate
+    # with at least version_relevance_ratio of the older memory's relevance caps the older
+    # one's score at version_margin of its own: the older ranks right below it. None: off.
+    version_margin: float | None = 0.9
+    version_relevance_ratio: float = 0.8
     context_spread: float = 0.8
     context_span: int = 2
     context_seeds: int = 5
@@ -140,7 +145,12 @@ class CognitiveMemoryConfig:
     stemmer_language: str = "english"
 
     # --- lifecycle (§6) ---
-    dedup_threshold: float | None = 0.92  # None: no write-time dedup
+    # Write-time dedup (cogmem.dedup). A write with a generated id is compared word by word
+    # with its stored neighbours at cosine >= dedup_candidate_similarity: a restatement is
+    # merged; otherwise it is stored, and recorded as the newer version of its nearest
+    # neighbour when that one is at cosine >= dedup_threshold. None: no write-time dedup.
+    dedup_threshold: float | None = 0.92
+    dedup_candidate_similarity: float = 0.70
     # Episodes merge by dedup only when formed this close in time (None: any time).
     episodic_dedup_window_seconds: float | None = 3600.0
     dedup_stability_gain: float = 0.05
@@ -228,11 +238,15 @@ class CognitiveMemoryConfig:
             "hop_decay",
             "version_similarity",
             "version_similarity_full",
+            "dedup_candidate_similarity",
+            "version_relevance_ratio",
             "context_spread",
         ):
             _number(self, name, low=0.0, high=1.0)
         if self.dedup_threshold is not None:
             _number(self, "dedup_threshold", low=0.0, high=1.0)
+        if self.version_margin is not None:
+            _number(self, "version_margin", low=0.0, high=1.0)
         if self.episodic_dedup_window_seconds is not None:
             _number(self, "episodic_dedup_window_seconds", low=0.0)
         for name in (

@@ -15,6 +15,7 @@ __all__ = [
     "EmbedderError",
     "InvalidInputError",
     "InvalidTypeError",
+    "JudgeError",
     "MemoryNotFoundError",
     "ModelNotFoundError",
     "StoreError",
@@ -54,6 +55,21 @@ class EmbedderError(CogmemError):
 
 class ModelNotFoundError(EmbedderError):
     """No all-MiniLM-L6-v2 model files could be found on this machine."""
+
+
+class JudgeError(CogmemError):
+    """A model asked a yes/no question about two memories failed: it raised, returned no
+    text, or answered neither yes nor no (see :mod:`cogmem.judges`).
+
+    Attributes:
+        texts: The two texts it was asked about, in order.
+        answer: The model's answer when it gave one that could not be read (else ``None``).
+    """
+
+    def __init__(self, message: str, first: str, second: str, answer: str | None = None) -> None:
+        super().__init__(message)
+        self.texts: tuple[str, str] = (first, second)
+        self.answer = answer
 
 
 class StoreError(CogmemError):

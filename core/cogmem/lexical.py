@@ -99,6 +99,7 @@ __all__ = [
     "STOPWORDS_EN",
     "BM25Index",
     "Tokenizer",
+    "word_spans",
 ]
 
 STOPWORDS_EN: frozenset[str] = frozenset(
@@ -246,6 +247,19 @@ class Tokenizer:
             return stemmed
         return words
 
+    def stems(self, words: Sequence[str]) -> list[str]:
+        """The stems of ``words`` (lowercased first; no stop word is dropped).
+
+        Example:
+            >>> Tokenizer().stems(["Lives", "lived", "living"])
+            ['live', 'live', 'live']
+        """
+        lowered = [word.lower() for word in words]
+        if self._stemmer is None or not lowered:
+            return lowered
+        stemmed: list[str] = self._stemmer.stemWords(lowered)
+        return stemmed
+
     def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
         """Tokenize several texts.
 
@@ -283,6 +297,17 @@ class Tokenizer:
             f"Tokenizer(language={self._language!r}, stopwords=<{len(self._stopwords)} words>, "
             f"stem={self._stem})"
         )
+
+
+def word_spans(text: str) -> list[tuple[str, int]]:
+    """The words :class:`Tokenizer` splits ``text`` into (``\\w+``), case kept, each with the
+    offset it starts at.
+
+    Example:
+        >>> word_spans("Note: Maria's flight")
+        [('Note', 0), ('Maria', 6), ('s', 12), ('flight', 14)]
+    """
+    return [(m.group(), m.start()) for m in _WORD_RE.finditer(text)]
 
 
 # --------------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from .consolidation import (
     superseded,
 )
 from .consolidation import candidates as consolidation_candidates
+from .dedup import Judge, Neighbour, decide
 from .embedding import Embedder, MiniLMEmbedder, embed_query_vector, embed_texts
 from .errors import (
     CogmemConnectionError,
@@ -56,6 +57,7 @@ from .records import (
     STATUSES,
     MemoryRecord,
     SearchResult,
+    WriteOutcome,
     check_unit_interval,
     ensure_aware,
 )
@@ -72,6 +74,7 @@ from .store import (
     chroma_error,
     compile_filters,
 )
+from .table import RecordTable
 from .watch import FolderStamp, folder_stamp
 
 __all__ = ["CognitiveMemory", "MemoryInput"]
@@ -119,6 +122,9 @@ def _check_text(value: object, name: str) -> str:
     return check_unicode(value, name)
 
 
+# Write-time dedup compares a write with this many nearest stored memories (and as many of the
+# earlier inputs of its call).
+_DEDUP_NEIGHBOURS = 5
 # Co-recall links grow among this many of a search's first direct results (bounds link growth).
 _CO_RECALL = 5
 # Spreading activation starts from this many of the best-matching candidates.
@@ -136,6 +142,8 @@ _SYNC_OVERLAP_NS = 5_000_000_000
 # add_many / restore: a progress bar over the embedding beyond this many memories.
 _PROGRESS_OVER = 1000
 _PROGRESS_CHUNK = 256
+# Dedup within one add_many call compares inputs in blocks of at most this many cosines.
+_SIMILARITY_CELLS = 4_000_000
 
 
 def _check_name(value: object, name: str) -> str:
@@ -170,27 +178,6 @@ class _Given:
         raise NotImplementedError
 
 
-def _may_merge(kept: MemoryRecord, new: MemoryRecord, config: CognitiveMemoryConfig) -> bool:
-    """Whether ``new`` may be merged into ``kept`` by write-time dedup (an episode only with
-    an episode formed close to it in time)."""
-    window = config.episodic_dedup_window_seconds
-    if "episodic" not in (kept.memory_type, new.memory_type) or window is None:
-        return True
-    gap = abs((new.created_at - kept.created_at).total_seconds())
-    return kept.memory_type == new.memory_type and gap <= window
-
-
-def _reinforced_duplicate(
-    kept: MemoryRecord, repeat: MemoryRecord, config: CognitiveMemoryConfig
-) -> MemoryRecord:
-    """``kept`` as reinforced by a near-identical memory that will not be stored."""
-    return replace(
-        kept,
-        stability=min(1.0, kept.stability + config.dedup_stability_gain),
-        confidence=max(kept.confidence, repeat.confidence),
-    )
-
-
 def _check_record(position: int, record: object) -> MemoryRecord:
     """Validate a record handed to :meth:`CognitiveMemory.restore`."""
     where = f"record {position}"
@@ -218,6 +205,8 @@ def _check_record(position: int, record: object) -> MemoryRecord:
         _check_name(tag, f"{where}: tag")
     for other in record.contradicts:
         _check_name(other, f"{where}: contradicts")
+    if record.previous_version is not None:
+        _check_name(record.previous_version, f"{where}: previous_version")
     for other, weight in record.links.items():
         _check_name(other, f"{where}: link")
         check_unit_interval(weight, f"{where}: links[{other!r}]")
@@ -245,6 +234,11 @@ class CognitiveMemory:
         index_dir: Where to keep the derived lexical index and timeline between runs; default
             ``path`` (none for in-process or client stores: they are rebuilt from Chroma when a
             namespace is first used).
+        dedup_judge: ``(stored_text, new_text) -> bool``, asked by write-time dedup about a
+            write that differs from its nearest memory in no word that clearly carries meaning
+            (an inflection, a plain word added): ``True`` merges it. Default ``None``: such a
+            write is stored as a newer version. Each adapter builds one from an LLM
+            (``dedup_judge_from``).
 
     Raises:
         StoreError: A collection exists with a distance other than cosine, or Chroma failed.
@@ -259,6 +253,7 @@ class CognitiveMemory:
         embedder: Embedder | None = None,
         config: CognitiveMemoryConfig | None = None,
         index_dir: str | Path | None = None,
+        dedup_judge: Judge | None = None,
     ) -> None:
         if path is not None and client is not None:
             raise InvalidInputError("pass either path= or client=, not both")
@@ -266,7 +261,10 @@ class CognitiveMemory:
             raise InvalidTypeError(
                 f"config must be a CognitiveMemoryConfig, got {type(config).__name__}"
             )
+        if dedup_judge is not None and not callable(dedup_judge):
+            raise InvalidTypeError("dedup_judge must be a callable: (str, str) -> bool")
         self.config = config or CognitiveMemoryConfig()
+        self.dedup_judge = dedup_judge
         self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
         self._ephemeral = path is None and client is None
         self._owns_client = client is None
@@ -421,7 +419,7 @@ class CognitiveMemory:
         session_id: str | None = None,
         now: datetime | None = None,
     ) -> str:
-        """Store one memory and return its id.
+        """Store one memory and return its id (see :meth:`write` for what dedup does).
 
         Args:
             text: What to remember (non-empty).
@@ -437,11 +435,65 @@ class CognitiveMemory:
             session_id: The session it was formed in.
             now: The current time (default: the clock).
 
+        Returns:
+            The id of the new memory, or of the stored memory it restates (merged into it).
+
         Raises:
             InvalidInputError / InvalidTypeError: Bad input (nothing is stored).
             DuplicateIdError: ``id`` is stored already.
         """
-        return self.add_many(
+        return self.write(
+            text,
+            memory_type=memory_type,
+            importance=importance,
+            confidence=confidence,
+            tags=tags,
+            created_at=created_at,
+            id=id,
+            metadata=metadata,
+            namespace=namespace,
+            pinned=pinned,
+            session_id=session_id,
+            now=now,
+        ).id
+
+    def write(
+        self,
+        text: str,
+        *,
+        memory_type: str | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        tags: Sequence[str] = (),
+        created_at: datetime | None = None,
+        id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        namespace: str = DEFAULT_NAMESPACE,
+        pinned: bool = False,
+        session_id: str | None = None,
+        now: datetime | None = None,
+    ) -> WriteOutcome:
+        """Store one memory, and say what the write did: :meth:`add` with its outcome.
+
+        Write-time dedup (:mod:`cogmem.dedup`) compares a write whose id is generated with its
+        nearest memories, word by word:
+
+        * a restatement (the same words up to case, punctuation, articles and a framing phrase
+          such as "Note:") is **merged**: the stored memory is reinforced and takes the
+          write's tags, metadata keys and session id; nothing new is stored;
+        * a write that changes a detail of its nearest memory (a number, date, name, negation,
+          a swapped word) is **stored** as a new memory recorded as its **newer version**
+          (``previous_version``): both are kept, and the older ranks below it;
+        * anything else is **stored**.
+
+        A write with a caller-chosen ``id`` is always stored as itself. Arguments as for
+        :meth:`add`.
+
+        Returns:
+            A :class:`~cogmem.records.WriteOutcome`: the id, the action (``stored``,
+            ``merged`` or ``new_version``), the memory merged into or updated, and what differs.
+        """
+        return self.write_many(
             [
                 MemoryInput(
                     text=text,
@@ -472,6 +524,8 @@ class CognitiveMemory:
         Every item is validated, and every vector computed, before anything is written: one bad
         item stores none. Items are ``MemoryInput``, dicts with the same keys as :meth:`add`, or
         plain strings. Memories given in one call keep their order as their temporal context.
+        Dedup works as in :meth:`write`, among the items too (a later item may restate an
+        earlier one).
 
         Args:
             items: The memories.
@@ -480,8 +534,19 @@ class CognitiveMemory:
                 terminal, for more than 1,000 memories. ``False`` silences it.
 
         Returns:
-            The ids, in input order.
+            The ids, in input order (an item merged into another memory gives that one's id).
         """
+        return [o.id for o in self.write_many(items, now=now, progress=progress)]
+
+    def write_many(
+        self,
+        items: Iterable[MemoryInput | Mapping[str, Any] | str],
+        *,
+        now: datetime | None = None,
+        progress: bool | None = None,
+    ) -> list[WriteOutcome]:
+        """:meth:`add_many`, with each item's :class:`~cogmem.records.WriteOutcome` (see
+        :meth:`write`), in input order."""
         moment = _resolve_now(now)
         if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
             raise InvalidTypeError("add_many takes an iterable of memories")
@@ -497,9 +562,17 @@ class CognitiveMemory:
             raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
         vectors = self._embed([r.text for r in records], progress)
         with self._lock:
-            keep, resolved = self._deduplicate(records, vectors, chosen)
-            self._write_new([records[i] for i in keep], vectors[keep], chosen)
-        return resolved
+            self._refuse_taken(records, chosen)  # before anything is written
+            records, outcomes, rewritten = self._deduplicate(records, vectors, chosen)
+            keep = [i for i, o in enumerate(outcomes) if o.action != "merged"]
+            fresh = [records[i] for i in keep]
+            self._write_new(fresh, vectors[keep], chosen, checked=True)
+            try:
+                self._rewrite(rewritten)
+            except BaseException:
+                self._take_back(fresh)  # one call, one outcome
+                raise
+        return outcomes
 
     def _embed(self, texts: list[str], progress: bool | None) -> FloatArray:
         """Embed ``texts``; in chunks under a tqdm bar when there are many (or asked)."""
@@ -520,78 +593,107 @@ class CognitiveMemory:
 
     def _deduplicate(
         self, records: list[MemoryRecord], vectors: FloatArray, chosen: set[str]
-    ) -> tuple[list[int], list[str]]:
-        """Write-time dedup (SPEC §6): which inputs to store, and the id each input resolves to.
+    ) -> tuple[list[MemoryRecord], list[WriteOutcome], dict[str, list[MemoryRecord]]]:
+        """Write-time dedup (:func:`cogmem.dedup.decide`), deciding only (nothing is written).
 
-        A new memory (generated id; a caller-chosen id is always stored as itself) whose cosine
-        to an active memory of its namespace, or to an earlier input of this call, is at least
-        ``dedup_threshold`` is not stored: that memory is reinforced instead
-        (stability + ``dedup_stability_gain``, confidence = the larger) and its id returned.
-        Two episodes are the same memory only if they were formed within
-        ``episodic_dedup_window_seconds`` of each other (a repeated write); the same words
-        weeks apart are two events.
+        Each input with a generated id is compared with its nearest stored memories (one
+        batched nearest-neighbour query per namespace) and with the earlier inputs of the call
+        most similar to it.
+
+        Returns:
+            The inputs as they are to be stored (``previous_version`` set where they update a
+            memory; an earlier input that later ones restate, with those merged in), every
+            input's outcome, and per namespace the stored memories to write back (restated
+            ones, merged from the index's records: their pending recalls come with them).
         """
-        cfg = self.config
-        ids = [r.id for r in records]
-        everything = list(range(len(records)))
-        if cfg.dedup_threshold is None or not any(i not in chosen for i in ids):
-            return everything, ids
-        threshold = cfg.dedup_threshold
-        unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        sims = unit @ unit.T
-        keep: list[int] = []
-        boosted: dict[int, MemoryRecord] = {}  # kept input -> itself, reinforced by repeats
-        for i, record in enumerate(records):
-            if record.id not in chosen:
-                same = [
-                    j
-                    for j in keep
-                    if records[j].namespace == record.namespace
-                    and _may_merge(records[j], record, cfg)
-                ]
-                best = max(same, key=lambda j: sims[i, j], default=None)
-                if best is not None and sims[i, best] >= threshold:
-                    boosted[best] = _reinforced_duplicate(
-                        boosted.get(best, records[best]), record, cfg
-                    )
-                    ids[i] = records[best].id
-                    continue
-            keep.append(i)
-        for j, record in boosted.items():
-            records[j] = record
-        # Against what is stored: one batched nearest-neighbour query per namespace.
-        stored_hits: dict[str, dict[str, MemoryRecord]] = {}
-        for namespace in dict.fromkeys(records[i].namespace for i in keep):
-            rows = [i for i in keep if records[i].namespace == namespace and ids[i] not in chosen]
+        outcomes = [WriteOutcome(r.id, "stored") for r in records]
+        records = list(records)
+        rows = [i for i, r in enumerate(records) if r.id not in chosen]
+        if self.config.dedup_threshold is None or not rows:
+            return records, outcomes, {}
+        stored_near = self._stored_neighbours(records, vectors, rows, _DEDUP_NEIGHBOURS)
+        batch_near = _earlier_neighbours(records, vectors, rows, _DEDUP_NEIGHBOURS)
+        views: dict[str, _CallView] = {}
+        for record in records:  # the call's inputs, as undecided so far
+            if record.namespace not in views:
+                index = self._indexes.get(record.namespace)
+                views[record.namespace] = _CallView(index.records if index else None)
+            views[record.namespace].put(record, stored=False)
+        row_of = {r.id: i for i, r in enumerate(records)}
+        for i in rows:
+            record = records[i]
+            view = views[record.namespace]
+            found: dict[str, Neighbour] = {}
+            for other, similarity in stored_near.get(i, ()):
+                held = view.get(other)
+                if held is not None:
+                    found[other] = Neighbour(held, similarity)
+            for j, similarity in batch_near.get(i, ()):
+                target = outcomes[j].id  # an earlier input, or what it was merged into
+                held = view.get(target)
+                if held is not None and target not in found:
+                    found[target] = Neighbour(held, similarity)
+            decision = decide(
+                record,
+                list(found.values()),
+                self.config,
+                self._tokenizer,
+                self.dedup_judge,
+                view.newer_versions,
+            )
+            for rewritten in decision.rewritten:  # neighbours written back (merged, relinked)
+                view.put(rewritten, stored=rewritten.id not in row_of)
+                if rewritten.id in row_of:
+                    records[row_of[rewritten.id]] = rewritten
+            if decision.record is not None:
+                records[i] = decision.record
+                view.put(decision.record, stored=False)
+            merged_into = decision.existing_id if decision.action == "merged" else None
+            outcomes[i] = WriteOutcome(
+                merged_into or record.id, decision.action, decision.existing_id, decision.changes
+            )
+        changed = {ns: view.stored_changes() for ns, view in views.items()}
+        return records, outcomes, {ns: held for ns, held in changed.items() if held}
+
+    def _rewrite(self, rewritten: Mapping[str, list[MemoryRecord]]) -> None:
+        """Write back stored memories that dedup changed (merged into, relinked)."""
+        for namespace, updated in rewritten.items():
+            self._will_write(namespace)
+            stamp = self._writable(namespace).update(updated)
+            self._index(namespace).update(updated, stamp)
+            pending = self._pending.get(namespace, {})
+            for record in updated:
+                pending.pop(record.id, None)
+
+    def _take_back(self, records: Sequence[MemoryRecord]) -> None:
+        """Delete memories this call just stored (a later step of the call failed)."""
+        by_namespace: dict[str, list[str]] = {}
+        for r in records:
+            by_namespace.setdefault(r.namespace, []).append(r.id)
+        for namespace, ids in by_namespace.items():
+            try:
+                self._writable(namespace).delete(ids)
+                self._index(namespace).remove(ids)
+            except Exception as exc:  # the store is unreachable: say what remains
+                log.error("could not take back %d memories of %r: %s", len(ids), namespace, exc)
+
+    def _stored_neighbours(
+        self, records: list[MemoryRecord], vectors: FloatArray, rows: list[int], k: int
+    ) -> dict[int, list[tuple[str, float]]]:
+        """The ``k`` nearest stored memories of each input in ``rows`` (one batched query per
+        namespace; none for a namespace not created yet)."""
+        out: dict[int, list[tuple[str, float]]] = {}
+        for namespace in dict.fromkeys(records[i].namespace for i in rows):
+            mine = [i for i in rows if records[i].namespace == namespace]
             store = self._store(namespace, flush=False)
-            if not rows or store is None:
+            if store is None:
                 continue
-            index = self._index(namespace)
-            if len(index) == 0:
+            size = len(self._index(namespace))
+            if size == 0:
                 continue
-            nearest = self._nearest(namespace, store, vectors[rows], min(len(index), 5))
-            hits = stored_hits.setdefault(namespace, {})
-            for i, found in zip(rows, nearest, strict=True):
-                for other, similarity in found:
-                    existing = hits.get(other) or index.records.get(other)
-                    if existing is None or existing.status != "active":
-                        continue
-                    if not _may_merge(existing, records[i], cfg):
-                        continue
-                    if similarity >= threshold:
-                        hits[other] = _reinforced_duplicate(existing, records[i], cfg)
-                        ids[i] = other
-                    break  # nearest active memory only
-        keep = [i for i in keep if ids[i] == records[i].id]
-        for namespace, hits in stored_hits.items():
-            if hits:
-                self._will_write(namespace)
-                stamp = self._writable(namespace).update(list(hits.values()))
-                self._index(namespace).update(hits.values(), stamp)
-                pending = self._pending.get(namespace, {})
-                for other in hits:
-                    pending.pop(other, None)
-        return keep, ids
+            nearest = self._nearest(namespace, store, vectors[mine], min(size, k))
+            out.update(zip(mine, nearest, strict=True))
+        return out
 
     def restore(
         self,
@@ -640,10 +742,38 @@ class CognitiveMemory:
         self._write_new(checked, matrix, {r.id for r in checked})
         return [r.id for r in checked]
 
+    def _refuse_taken(self, records: Sequence[MemoryRecord], chosen: set[str]) -> None:
+        """Raise :class:`DuplicateIdError` if a caller-chosen id among ``records`` is stored.
+
+        The index knows this object's writes (held ones too), and every write where it is the
+        sole writer; elsewhere Chroma is asked too (a get: ~1 ms for one id, ~0.1 ms per id in
+        a batch of 1,000 at 100k memories).
+        """
+        by_namespace: dict[str, list[str]] = {}
+        for r in records:
+            if r.id in chosen:
+                by_namespace.setdefault(r.namespace, []).append(r.id)
+        for namespace, ids in by_namespace.items():
+            index = self._index(namespace)
+            taken = {i for i in ids if i in index}
+            if not taken and not self._sole_writer:
+                taken = self._writable(namespace, flush=False).existing(ids)
+            if taken:
+                raise DuplicateIdError(
+                    f"ids already stored in namespace {namespace!r}: {sorted(taken)[:5]}; "
+                    "delete them first or pick others"
+                )
+
     def _write_new(
-        self, records: list[MemoryRecord], vectors: FloatArray, chosen: set[str]
+        self,
+        records: list[MemoryRecord],
+        vectors: FloatArray,
+        chosen: set[str],
+        *,
+        checked: bool = False,
     ) -> None:
-        """Write new memories to Chroma, then to the index; ``chosen``: ids that may clash."""
+        """Write new memories to Chroma, then to the index; ``chosen``: ids that may clash
+        (``checked``: the caller has just refused clashes under the lock)."""
         if not records:
             return
         by_namespace: dict[str, list[int]] = {}
@@ -653,23 +783,11 @@ class CognitiveMemory:
             self._buffered and len(by_namespace) == 1 and len(records) < self.config.add_flush_size
         )
         with self._lock:
-            for namespace, rows in by_namespace.items():
-                index = self._index(namespace)
-                ids = [records[i].id for i in rows if records[i].id in chosen]
-                # The index knows this object's writes (held ones too), and every write where
-                # it is the sole writer; elsewhere Chroma is asked too (a get: ~1 ms for one
-                # id, ~0.1 ms per id in a batch of 1,000 at 100k memories).
-                taken = {i for i in ids if i in index}
-                if ids and not taken and not self._sole_writer:
-                    taken = self._writable(namespace, flush=False).existing(ids)
-                if taken:
-                    raise DuplicateIdError(
-                        f"ids already stored in namespace {namespace!r}: {sorted(taken)[:5]}; "
-                        "delete them first or pick others"
-                    )
+            if not checked:
+                self._refuse_taken(records, chosen)
             if held and self._hold(records[0].namespace, records, vectors):
                 return
-            written: list[tuple[str, list[str]]] = []
+            written: list[MemoryRecord] = []
             try:
                 for namespace, rows in by_namespace.items():
                     store = self._writable(namespace)  # held adds are written first
@@ -680,17 +798,9 @@ class CognitiveMemory:
                     seqs, stamps = store.add(part, matrix)
                     index.add(part, seqs, vectors=matrix)
                     index.set_stamps([r.id for r in part], stamps)
-                    written.append((namespace, [r.id for r in part]))
+                    written.extend(part)
             except BaseException:
-                # One call, one outcome: take back what earlier namespaces already stored.
-                for namespace, ids in written:
-                    try:
-                        self._writable(namespace).delete(ids)
-                        self._index(namespace).remove(ids)
-                    except Exception as exc:  # the store is unreachable: say what remains
-                        log.error(
-                            "could not take back %d memories of %r: %s", len(ids), namespace, exc
-                        )
+                self._take_back(written)  # one call, one outcome
                 raise
 
     def _record(
@@ -1776,6 +1886,76 @@ class CognitiveMemory:
             self._index(namespace).update(pending.values(), stamp)
         # Only once written: a failed write (server down) keeps them for the next flush.
         self._pending.pop(namespace, None)
+
+
+class _CallView:
+    """The memories of one namespace as one ``add_many`` call has decided them so far: the
+    index's records, with the stored memories the call merged into or relinked and its own
+    earlier inputs on top (nothing here is written until the call has decided everything).
+
+    Args:
+        table: The namespace's records (``None``: a namespace not created yet).
+    """
+
+    def __init__(self, table: RecordTable | None) -> None:
+        self._table = table
+        self._over: dict[str, MemoryRecord] = {}
+        self._stored: set[str] = set()  # ids of stored memories in _over
+        self._newer: dict[str, set[str]] = {}  # previous_version -> ids, among _over
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        """The memory as the call sees it."""
+        if memory_id in self._over:
+            return self._over[memory_id]
+        return self._table.get(memory_id) if self._table is not None else None
+
+    def put(self, record: MemoryRecord, *, stored: bool) -> None:
+        """Take ``record`` as decided (``stored``: a memory already stored, to write back)."""
+        self._over[record.id] = record
+        if stored:
+            self._stored.add(record.id)
+        if record.previous_version is not None:
+            self._newer.setdefault(record.previous_version, set()).add(record.id)
+
+    def newer_versions(self, memory_id: str) -> list[MemoryRecord]:
+        """The memories, as the call sees them, that name ``memory_id`` as previous version."""
+        ids = set(self._newer.get(memory_id, ()))
+        if self._table is not None:
+            ids.update(self._table.newer_versions(memory_id))
+        found = (self.get(i) for i in sorted(ids))
+        return [r for r in found if r is not None and r.previous_version == memory_id]
+
+    def stored_changes(self) -> list[MemoryRecord]:
+        """The stored memories the call changed, to write back."""
+        return [self._over[i] for i in sorted(self._stored)]
+
+
+def _earlier_neighbours(
+    records: Sequence[MemoryRecord], vectors: FloatArray, rows: Sequence[int], k: int
+) -> dict[int, list[tuple[int, float]]]:
+    """For each input in ``rows``, the ``k`` earlier inputs of its namespace most similar to it
+    (cosine), in blocks of rows so that a large call never holds an n × n matrix."""
+    if len(records) < 2:
+        return {}
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    space = {name: n for n, name in enumerate(dict.fromkeys(r.namespace for r in records))}
+    spaces = np.array([space[r.namespace] for r in records])
+    positions = np.arange(len(records))
+    wanted = np.asarray(rows)
+    block = max(1, _SIMILARITY_CELLS // len(records))
+    out: dict[int, list[tuple[int, float]]] = {}
+    for start in range(0, len(wanted), block):
+        part = wanted[start : start + block]
+        sims = unit[part] @ unit.T
+        other = (positions[None, :] >= part[:, None]) | (spaces[None, :] != spaces[part, None])
+        sims[other] = -np.inf
+        keep = min(k, sims.shape[1])
+        top = np.argpartition(-sims, keep - 1, axis=1)[:, :keep]  # the k best, unordered
+        for n, i in enumerate(part.tolist()):
+            out[i] = [
+                (int(j), float(sims[n, j])) for j in top[n].tolist() if np.isfinite(sims[n, j])
+            ]
+    return out
 
 
 def _later(a: datetime | None, b: datetime | None) -> datetime | None:

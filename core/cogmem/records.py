@@ -25,11 +25,14 @@ __all__ = [
     "MemoryType",
     "SearchResult",
     "Status",
+    "WriteAction",
+    "WriteOutcome",
     "ensure_aware",
 ]
 
 MemoryType = Literal["episodic", "semantic", "procedural", "core"]
 Status = Literal["active", "superseded", "contradicted"]
+WriteAction = Literal["stored", "merged", "new_version"]
 MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
 STATUSES: tuple[Status, ...] = get_args(Status)
 
@@ -97,6 +100,10 @@ class MemoryRecord:
         metadata: Free user metadata (str, int, float or bool values), filterable.
         contradicts: Ids of memories this one contradicts (:meth:`CognitiveMemory.contradict`);
             when both answer a query, the weaker is demoted.
+        previous_version: Id of the memory this one updates: write-time dedup found it
+            restating that memory with a detail changed (a number, date, name, negation, ...).
+            When both answer a query, the older ranks below this one (see
+            :mod:`cogmem.scoring`). Both stay stored.
     """
 
     id: str
@@ -118,6 +125,7 @@ class MemoryRecord:
     links_updated_at: datetime | None = None
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     contradicts: tuple[str, ...] = ()
+    previous_version: str | None = None
 
     def __post_init__(self) -> None:
         # Read-only views so a frozen record really cannot change under the caller.
@@ -231,6 +239,25 @@ class Explanation:
         if self.newer_version_id is not None:
             ranks.append(f"newer version {self.newer_version_id}")
         return " ".join(parts) + (f"  ({'; '.join(ranks)})" if ranks else "")
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """What one write did (:meth:`CognitiveMemory.write`).
+
+    Attributes:
+        id: The memory the write resolved to: the new memory, or the one it was merged into.
+        action: ``stored`` (a new memory), ``merged`` (a restatement of ``existing_id``, which
+            was reinforced and took the write's tags, metadata and session instead) or
+            ``new_version`` (a new memory recorded as the newer version of ``existing_id``).
+        existing_id: The memory merged into, or updated; ``None`` for ``stored``.
+        changes: What differs from ``existing_id``, readably (``"'3' -> '13'"``, ``"+'not'"``).
+    """
+
+    id: str
+    action: WriteAction
+    existing_id: str | None = None
+    changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,9 @@ For a query ``q`` and a candidate memory ``m``::
                contradiction    0.3        the weaker (confidence · R) of a contradicting pair
                                            that are both candidates
                newer_version    (R_m / R_n)^(α_u · strength)   a newer, similar memory n among the
-                               query's best candidates (semantic and core memories)
+                               query's best candidates (semantic and core memories); and, for a
+                               memory an explicit newer version n updates (n.previous_version,
+                               set by write-time dedup), at most margin · score(n) / score(m)
 
 Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/decay.md``):
 
@@ -25,7 +27,9 @@ Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/deca
   age lowers its accessibility but never makes it wrong, so decay only breaks near-ties
   (α · 0.1). A semantic memory states what is true; when a newer, similar memory is also a
   candidate for the query, the older one is scored as if it had aged relative to the newer one
-  (``newer_version``), which is what puts the current version of an updated fact first.
+  (``newer_version``), which is what puts the current version of an updated fact first. When
+  write-time dedup recorded the newer version explicitly (a correction), the older memory
+  ranks right below it whenever both answer the query about equally well.
 * **Archived is older, not wrong.** Deep recall's penalty acts on retention like any other
   staleness: a plain × 0.5 on a calibrated relevance buries consolidated originals below every
   active memory (LoCoMo recall@10 0.705 → 0.34 after consolidation, ``benchmarks/lifecycle.py``).
@@ -42,6 +46,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
@@ -57,6 +62,7 @@ __all__ = [
     "Candidate",
     "contradiction_losers",
     "effective_exponent",
+    "explicit_version_caps",
     "fuse",
     "newer_version_penalties",
     "retention_score",
@@ -208,6 +214,113 @@ def newer_version_penalties(
     return out
 
 
+def explicit_version_caps(
+    candidates: Sequence[Candidate],
+    relevance: Mapping[str, float],
+    scores: Mapping[str, float],
+    config: CognitiveMemoryConfig,
+) -> dict[str, tuple[float, str]]:
+    """Older versions of a fact, ranked below the newer ones that write-time dedup linked.
+
+    A link ``n.previous_version == m`` (n updates m) counts when both were found by the query
+    itself and are not recorded as contradicting each other (which
+    :func:`contradiction_losers` settles by confidence). Memories joined by such links form a
+    family, ordered newest first: a version before every version it updates, and at a fork the
+    more recently formed first. The members that answer the query about as well as the
+    family's best (``relevance ≥ version_relevance_ratio · max relevance``) then score at most
+    ``version_margin`` of the one before them in that order::
+
+        score'(v_1) = score(v_1),    score'(v_i) = min(score(v_i), margin · score'(v_{i-1}))
+
+    so what was said last comes first and the older versions follow it. A member that answers
+    the query clearly less well is left as it is: a link to another subject ("Aisha lives in
+    Nairobi" recorded as updating "Maria lives in Nairobi") changes nothing for a query about
+    Maria.
+
+    Args:
+        candidates: One per memory.
+        relevance: id -> relevance.
+        scores: id -> score with every other factor applied.
+        config: ``version_margin`` (``None``: no caps) and ``version_relevance_ratio``.
+
+    Returns:
+        id -> (factor in [0, 1), id of the version ranked right before it), capped ones only.
+    """
+    margin = config.version_margin
+    if margin is None:
+        return {}
+    found = {c.memory.id: c.memory for c in candidates if c.via == "search"}
+    newer: dict[str, list[str]] = {}
+    older: dict[str, list[str]] = {}
+    for memory in found.values():
+        old = memory.previous_version
+        if old in found and old != memory.id and old not in memory.contradicts:
+            newer.setdefault(old, []).append(memory.id)
+            older.setdefault(memory.id, []).append(old)
+    if not newer:
+        return {}
+    final = dict(scores)
+    caps: dict[str, tuple[float, str]] = {}
+    for family in _families(newer, older):
+        bar = config.version_relevance_ratio * max(relevance.get(m, 0.0) for m in family)
+        order = [
+            m
+            for m in _newest_first(family, newer, older, found)
+            if relevance.get(m, 0.0) >= bar
+        ]
+        for before, member in pairwise(order):
+            cap = margin * final[before]
+            if final[member] > cap:
+                final[member] = cap
+                caps[member] = (cap / scores[member] if scores[member] > 0 else 0.0, before)
+    return caps
+
+
+def _families(newer: Mapping[str, list[str]], older: Mapping[str, list[str]]) -> list[list[str]]:
+    """The connected groups of memories joined by version links."""
+    seen: set[str] = set()
+    groups: list[list[str]] = []
+    for start in sorted({*newer, *older}):
+        if start in seen:
+            continue
+        group, stack = [], [start]
+        seen.add(start)
+        while stack:
+            node = stack.pop()
+            group.append(node)
+            for other in (*newer.get(node, ()), *older.get(node, ())):
+                if other not in seen:
+                    seen.add(other)
+                    stack.append(other)
+        groups.append(group)
+    return groups
+
+
+def _newest_first(
+    family: list[str],
+    newer: Mapping[str, list[str]],
+    older: Mapping[str, list[str]],
+    records: Mapping[str, MemoryRecord],
+) -> list[str]:
+    """``family`` with every version before those it updates; at a fork, the more recently
+    formed first (Kahn's order; links that close a cycle are ignored)."""
+    waiting = {m: len(newer.get(m, ())) for m in family}
+    formed = {m: (-records[m].created_at.timestamp(), m) for m in family}
+    ready = sorted((m for m in family if waiting[m] == 0), key=formed.__getitem__)
+    order: list[str] = []
+    while ready:
+        member = ready.pop(0)
+        order.append(member)
+        for old in older.get(member, ()):
+            waiting[old] -= 1
+            if waiting[old] == 0:
+                ready.append(old)
+                ready.sort(key=formed.__getitem__)
+    if len(order) < len(family):  # a cycle (hand-made links): the rest by formation
+        order += sorted((m for m in family if m not in set(order)), key=formed.__getitem__)
+    return order
+
+
 def contradiction_losers(
     candidates: Sequence[Candidate], retentions: Mapping[str, float]
 ) -> set[str]:
@@ -278,7 +391,7 @@ def score_candidates(
     versions = newer_version_penalties(unique, relevance, retentions, config)
     weaker = contradiction_losers(unique, retentions)
 
-    scored: list[_Scored] = []
+    made: list[tuple[Candidate, dict[str, float], float, float]] = []
     for c in unique:
         mid = c.memory.id
         penalties: dict[str, float] = {}
@@ -295,6 +408,18 @@ def score_candidates(
             penalties["contradiction"] = config.contradiction_penalty
         value = retention_score(relevance[mid], retentions[mid], alpha)
         for factor in penalties.values():
+            value *= factor
+        made.append((c, penalties, alpha, value))
+    caps = explicit_version_caps(
+        unique, relevance, {c.memory.id: value for c, _, _, value in made}, config
+    )
+    scored: list[_Scored] = []
+    for c, penalties, alpha, value in made:
+        mid = c.memory.id
+        if mid in caps:
+            factor, newer = caps[mid]
+            penalties["newer_version"] = penalties.get("newer_version", 1.0) * factor
+            versions[mid] = (penalties["newer_version"], newer)
             value *= factor
         scored.append(
             _Scored(

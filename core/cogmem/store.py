@@ -113,6 +113,8 @@ def to_metadata(
         packed["sup"] = memory.superseded_by
     if memory.contradicts:
         packed["contra"] = list(memory.contradicts)
+    if memory.previous_version is not None:
+        packed["prev"] = memory.previous_version
     if memory.metadata:
         packed["meta"] = dict(memory.metadata)  # exact; the m.* keys are for filtering
     if writer is not None:
@@ -166,6 +168,7 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
             links={str(k): float(v) for k, v in packed.get("links", {}).items()},
             links_updated_at=None if links_at is None else _dt(float(links_at)),
             contradicts=tuple(packed.get("contra", ())),
+            previous_version=packed.get("prev"),
             metadata=packed["meta"]
             if "meta" in packed
             else {k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)},

@@ -89,6 +89,7 @@ class _Extras(NamedTuple):
     superseded_by: str | None
     namespace: str | None  # only when it differs from the table's
     contradicts: tuple[str, ...] = ()
+    previous_version: str | None = None
 
     @classmethod
     def of(cls, *fields: Any) -> _Extras:
@@ -105,7 +106,7 @@ class _Extras(NamedTuple):
         return tuple(self._replace(links=dict(self.links), metadata=dict(self.metadata)))
 
 
-_NO_EXTRAS = _Extras.of((), (), {}, {}, None, None, ())
+_NO_EXTRAS = _Extras.of((), (), {}, {}, None, None, (), None)
 
 
 def _ts(value: datetime | None) -> float:
@@ -130,6 +131,8 @@ class RecordTable(Mapping[str, MemoryRecord]):
         # Texts as UTF-8 in one buffer (a str object costs ~50 bytes beyond its characters).
         self._text_buf = bytearray()
         self._extras: dict[int, _Extras] = {}
+        # id -> ids of the memories that name it as their previous version (write-time dedup)
+        self._newer: dict[str, set[str]] = {}
         self._cols: dict[str, npt.NDArray[Any]] = {
             name: np.zeros(16, dtype=dtype) for name, dtype in _COLUMNS.items()
         }
@@ -262,6 +265,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
                         _dt(col["links_at"][n]),
                         extra.metadata,
                         extra.contradicts,
+                        extra.previous_version,
                     )
                 )
             )
@@ -314,7 +318,26 @@ class RecordTable(Mapping[str, MemoryRecord]):
                 grown[:held] = cols[name]
                 cols[name] = grown
 
+    def newer_versions(self, memory_id: str) -> list[str]:
+        """The ids of the memories held that name ``memory_id`` as their ``previous_version``
+        (its newer versions, recorded by write-time dedup), sorted."""
+        return sorted(self._newer.get(memory_id, ()))
+
+    def _link(self, newer: str, older: str | None, *, add: bool) -> None:
+        if older is None:
+            return
+        if add:
+            self._newer.setdefault(older, set()).add(newer)
+        elif older in self._newer:
+            self._newer[older].discard(newer)
+            if not self._newer[older]:
+                del self._newer[older]
+
     def _write(self, row: int, r: MemoryRecord) -> None:
+        before = self._extras.get(row)
+        if before is not None:
+            self._link(r.id, before.previous_version, add=False)
+        self._link(r.id, r.previous_version, add=True)
         c = self._cols
         c["created"][row] = r.created_at.timestamp()
         c["accessed"][row] = _ts(r.last_accessed_at)
@@ -335,6 +358,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             or r.superseded_by is not None
             or namespace is not None
             or r.contradicts
+            or r.previous_version is not None
         ):
             self._extras[row] = _Extras.of(
                 tuple(r.session_ids),
@@ -344,6 +368,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
                 r.superseded_by,
                 namespace,
                 tuple(r.contradicts),
+                r.previous_version,
             )
         else:
             self._extras.pop(row, None)
@@ -356,7 +381,9 @@ class RecordTable(Mapping[str, MemoryRecord]):
             if row is None:
                 continue
             rows.append(row)
-            self._extras.pop(row, None)
+            extra = self._extras.pop(row, None)
+            if extra is not None:
+                self._link(memory_id, extra.previous_version, add=False)
             self._cols["status"][row] = _DEAD
         return rows
 
@@ -450,5 +477,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             raise StoreError("saved records: an id appears twice") from exc
         table._text_buf = text
         table._extras = {int(row): _Extras.of(*extra) for row, extra in state["extras"].items()}
+        for row, extra in table._extras.items():
+            table._link(ids[row], extra.previous_version, add=True)
         table._rows = n
         return table

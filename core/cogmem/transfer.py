@@ -13,7 +13,7 @@ and every other line is one memory, with every field of :class:`~cogmem.records.
      "created_at": "2026-01-06T09:00:00+00:00", "last_accessed_at": null, "access_count": 0,
      "session_ids": ["s1"], "status": "active", "superseded_by": null, "pinned": false,
      "tags": [], "links": {}, "links_updated_at": null, "metadata": {}, "contradicts": [],
-     "embedding": [0.01, ...]}
+     "previous_version": null, "embedding": [0.01, ...]}
 
 Memories are written namespace by namespace in the order they were formed, so an import
 rebuilds the same timeline. ``embedding`` is present only in exports made with
@@ -93,6 +93,7 @@ _FIELDS = (
     "links_updated_at",
     "metadata",
     "contradicts",
+    "previous_version",
 )
 _KNOWN = frozenset((*_FIELDS, "embedding"))
 _HEADER_FIELDS = frozenset((HEADER_KEY, "exported_at", "with_embeddings", "embedder", "dimension"))
@@ -136,6 +137,7 @@ def record_to_json(
         "links_updated_at": _iso(record.links_updated_at),
         "metadata": dict(record.metadata),
         "contradicts": list(record.contradicts),
+        "previous_version": record.previous_version,
     }
     if embedding is not None:
         out["embedding"] = [float(x) for x in embedding]
@@ -243,6 +245,7 @@ def _decode(
         links_updated_at=_optional_time(data.get("links_updated_at"), f"{where}: links_updated_at"),
         metadata=check_user_metadata(dict(metadata)),
         contradicts=strings("contradicts"),
+        previous_version=optional_text("previous_version"),
     )
     return record, _embedding(data.get("embedding"), where)
 
