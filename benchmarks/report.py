@@ -43,6 +43,7 @@ DEFAULT_PAGE = ROOT / "docs" / "benchmarks.md"
 QUALITY: dict[str, list[str]] = {
     "locomo": ["benchmarks/locomo.py"],
     "updates": ["benchmarks/updates.py"],
+    "corrections": ["benchmarks/corrections.py"],
     "decay_variants": ["benchmarks/decay_variants.py"],
     "lifecycle": ["benchmarks/lifecycle.py"],
     "scifact": ["benchmarks/scifact.py", "--variants"],
@@ -352,6 +353,16 @@ def targets_rows(data: dict[str, dict[str, Any] | None]) -> list[tuple[str, str,
         rows.append(
             ("Updates", "current version first ≥ 0.90", _fmt(value), d.get("target_at_least_0.90"))
         )
+    if d := data.get("corrections"):
+        for name, r in d["sets"].items():
+            rows.append(
+                (
+                    f"Corrections ({name})",
+                    "kept ≥ 0.99, current first ≥ 0.95, merged ≥ 0.95",
+                    f"{_fmt(r['kept'])} / {_fmt(r['current_first'])} / {_fmt(r['merged'])}",
+                    all(d["targets"][name].values()),
+                )
+            )
     if (d := data.get("lifecycle")) and (t := d.get("targets")):
         rows.append(
             (
@@ -512,6 +523,35 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
         lines += _table(
             ["mode", "decay on", "decay off"],
             [(m, cf.get(f"{m}/decay_on"), cf.get(f"{m}/decay_off")) for m in modes],
+        )
+        lines += [""]
+
+    if d := data.get("corrections"):
+        lines += [
+            "## Corrections and restatements: write-time dedup",
+            "",
+            "Every case's writes in one store, oldest first, each through `write` (what `add` "
+            "does) with a generated id and the default config. A correction changes one detail "
+            "of an earlier write: it must be **kept** (stored) and come **current first** among "
+            "the case's texts in the top 10; a restatement says the same again (case, "
+            "punctuation, a framing phrase): it must be **merged**. `dev` is the evaluation "
+            "data's set; each `generated-N` is built by `benchmarks/corrections.py` from "
+            "templates, names and framing phrases the dev set does not use (seed N).",
+            "",
+        ]
+        lines += _table(
+            ["set", "cases", "kept", "current first", "merged", "missed"],
+            [
+                (
+                    name,
+                    r["cases"],
+                    r["kept"],
+                    r["current_first"],
+                    r["merged"],
+                    ", ".join(r["missed"]) or "–",
+                )
+                for name, r in d["sets"].items()
+            ],
         )
         lines += [""]
 
