@@ -536,7 +536,10 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             "the case's texts in the top 10; a restatement says the same again (case, "
             "punctuation, a framing phrase): it must be **merged**. `dev` is the evaluation "
             "data's set; each `generated-N` is built by `benchmarks/corrections.py` from "
-            "templates, names and framing phrases the dev set does not use (seed N).",
+            "templates, names and framing phrases the dev set does not use (seed N). Cases "
+            "share texts (in the dev set every case about the team standup), so another case "
+            "can tell a case's old text again after its correction; what was said last then "
+            "comes first, and that case counts as missed.",
             "",
         ]
         lines += _table(
