@@ -374,7 +374,7 @@ def decide(
     config: CognitiveMemoryConfig,
     tokenizer: Tokenizer,
     judge: Judge | None = None,
-    newer: NewerVersions = lambda memory_id: (),
+    newer: NewerVersions | None = None,
 ) -> Decision:
     """What write-time dedup does with ``new``, given its nearest neighbours.
 
@@ -403,8 +403,10 @@ def decide(
         config: The dedup thresholds (``dedup_threshold=None``: always ``stored``).
         tokenizer: The store's BM25 tokenizer.
         judge: Asked about ``unclear`` pairs (see :data:`Judge`); ``None``: never merged.
-        newer: The memories, as held now, that name an id as their ``previous_version``.
+        newer: The memories, as held now, that name an id as their ``previous_version``
+            (default: none do).
     """
+    newer = newer or _no_versions
     threshold = config.dedup_threshold
     if threshold is None:
         return Decision("stored", new)
@@ -459,6 +461,10 @@ def _head(record: MemoryRecord, newer: NewerVersions) -> MemoryRecord:
             return latest
         latest = max(following, key=_formed)
         seen.add(latest.id)
+
+
+def _no_versions(memory_id: str) -> Sequence[MemoryRecord]:
+    return ()
 
 
 def _to_front(record: MemoryRecord, newer: NewerVersions) -> tuple[MemoryRecord, ...]:
