@@ -48,6 +48,7 @@ QUALITY: dict[str, list[str]] = {
     "lifecycle": ["benchmarks/lifecycle.py"],
     "scifact": ["benchmarks/scifact.py", "--variants"],
     "embedder": ["benchmarks/embedder.py"],
+    "torture": ["benchmarks/torture.py"],
 }
 SPEED_FULL = ["benchmarks/speed.py", "--sizes", "10000,100000"]
 SPEED_QUICK = ["benchmarks/speed.py", "--quick"]
@@ -388,6 +389,17 @@ def targets_rows(data: dict[str, dict[str, Any] | None]) -> list[tuple[str, str,
                 f"{_fmt(t['hybrid_ndcg@10'])} (best peer {t['best_peer']} "
                 f"{_fmt(t['best_peer_ndcg@10'])})",
                 t["reached"],
+            )
+        )
+    if d := data.get("torture"):
+        t = d["total"]
+        rows.append(
+            (
+                "Torture",
+                "acknowledged adds lost, wrong values, unnamed errors, stores lost: all 0",
+                f"{t['lost']} / {t['wrong']} / {t['unnamed']} / {t['failed_for_good']} "
+                f"over {t['trials']} trials",
+                d["all_zero"],
             )
         )
     if d := data.get("embedder"):
@@ -758,6 +770,33 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             ],
         )
         lines += ["", "`dynamic` is the default int8 model, `none` the float model.", ""]
+
+    if d := data.get("torture"):
+        lines += [
+            "## Torture",
+            "",
+            "Faults on folder stores, each trial checked against what the writer was told had "
+            "succeeded (`benchmarks/torture.py`): a derived file damaged (the records, the BM25 "
+            "file, the vector file, or one copy of a dead writer's journal; a few random bytes, "
+            "one bit, a zeroed 4 KiB block, the file cut short or gone), the writer killed "
+            "(SIGKILL) at a random moment, or a disk filled up to around the reserve while it "
+            "writes. Every count but the named errors must be 0.",
+            "",
+        ]
+        keys = ("trials", "lost", "wrong", "unnamed", "failed_for_good")
+        lines += _table(
+            ["faults", "trials", "adds lost", "wrong values", "unnamed errors", "stores lost"],
+            [
+                (name, *(d[name][k] for k in keys))
+                for name in ("corrupt", "kill", "disk_full", "total")
+                if name in d
+            ],
+        )
+        named = d["total"].get("named_errors_seen", {})
+        if named:
+            seen = ", ".join(f"{k} {v:,}" for k, v in named.items())
+            lines += ["", f"Named errors the writers and reopenings met (expected): {seen}."]
+        lines += [""]
 
     lines += ["## Provenance", ""]
     prov = []

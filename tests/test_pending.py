@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import signal
+import struct
 import subprocess
 import sys
+import zlib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,16 @@ import pytest
 
 import cogmem.pending as pending_module
 from cogmem import CognitiveMemory, CognitiveMemoryConfig, MemoryInput
-from cogmem.errors import DuplicateIdError, MemoryNotFoundError, StoreError
-from cogmem.pending import AddJournal, PendingAdds, claim_orphans, decode_frames, encode_frame
+from cogmem.errors import DuplicateIdError, MemoryNotFoundError, StoreError, StoreLockedError
+from cogmem.memory import _digest
+from cogmem.pending import (
+    AddJournal,
+    PendingAdds,
+    claim_orphans,
+    decode_frames,
+    encode_frame,
+    read_frames,
+)
 from cogmem.records import MemoryRecord
 from cogmem.testing import HashingEmbedder
 
@@ -69,14 +79,41 @@ def test_frames_round_trip_records_seqs_and_vectors_exactly() -> None:
     assert np.array_equal(np.stack([e.vector for e in entries]), matrix)
 
 
-def test_reading_stops_at_a_torn_or_corrupt_frame() -> None:
+def test_a_torn_tail_is_dropped_and_damage_is_skipped_and_reported() -> None:
     first = encode_frame([record(1)], [1], vectors(1))
     second = encode_frame([record(2)], [2], vectors(1, seed=2))
-    assert [e.seq for e in decode_frames(first + second[:-5])] == [1]  # torn tail
+    third = encode_frame([record(3)], [3], vectors(1, seed=3))
+    torn = read_frames(first + second[:-5])  # the last add never returned
+    assert [e.seq for e in torn.entries] == [1] and torn.damage == []
+    assert read_frames(first + second[:7]).damage == []  # a torn header too
     corrupt = bytearray(second)
-    corrupt[-1] ^= 0xFF
-    assert [e.seq for e in decode_frames(first + bytes(corrupt) + first)] == [1]
+    corrupt[-1] ^= 0xFF  # an acknowledged frame garbled on disk
+    read = read_frames(first + bytes(corrupt) + third)
+    assert [e.seq for e in read.entries] == [1, 3]  # resynchronised past it
+    (damage,) = read.damage
+    assert (damage.offset, damage.length) == (len(first), len(second))
+    assert "checksum" in damage.reason
+    size_flip = bytearray(second)
+    size_flip[5] ^= 0x40  # its length field: the header no longer checks out
+    read = read_frames(first + bytes(size_flip) + third)
+    assert [e.seq for e in read.entries] == [1, 3] and len(read.damage) == 1
     assert decode_frames(b"") == []
+
+
+def test_a_frame_that_checks_out_but_cannot_be_decoded_is_damage() -> None:
+    payload = b'{"ids": ["x"], "documents": '  # JSON cut short, with a matching checksum
+    head = struct.pack("<4sII", b"CGJ2", len(payload), zlib.crc32(payload))
+    bad = head + struct.pack("<I", zlib.crc32(head)) + payload
+    good = encode_frame([record(1)], [1], vectors(1))
+    read = read_frames(bad + good)
+    assert [e.seq for e in read.entries] == [1]
+    assert "cannot be decoded" in read.damage[0].reason
+
+
+def test_frames_of_the_first_format_are_still_read() -> None:
+    payload = encode_frame([record(1)], [1], vectors(1))[16:]
+    old = struct.pack("<4sII", b"CGJ1", len(payload), zlib.crc32(payload)) + payload
+    assert [e.seq for e in read_frames(old + old).entries] == [1, 1]
 
 
 def test_a_journal_is_locked_while_open_and_claimable_once_released(tmp_path: Path) -> None:
@@ -284,20 +321,24 @@ def test_held_adds_older_than_the_sync_interval_are_written(tmp_path: Path) -> N
         assert chroma_count(mem) == 0
         mem.add("second", now=NOW)  # the first is past the (zero) interval: written now
         assert chroma_count(mem) == 1
-        mem.search("anything", now=NOW, reinforce=False)  # the catch-up writes the rest
+        # A locked folder has no other writer to catch up with: a search touches no file.
+        assert mem.search("second", now=NOW, reinforce=False)[0].text == "second"
+        assert chroma_count(mem) == 1
+        mem.flush()
         assert chroma_count(mem) == 2
 
 
 def test_a_live_writers_journal_is_not_replayed_by_another(tmp_path: Path) -> None:
-    config = CognitiveMemoryConfig(sync_interval_seconds=0.0, add_flush_size=8)
     writer = CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM))
     a = writer.add("held by a live writer", now=NOW)
-    reader = CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM), config=config)
-    assert reader.count() == 0  # not replayed: its writer may write it any moment
+    with pytest.raises(StoreLockedError):  # the folder is locked: no second opener at all
+        CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM))
+    # The journal's own lock stays as a second line: a live writer's journal is not claimed.
+    assert claim_orphans(tmp_path / "cogmem-index" / "cogmem", _digest("default")) == []
     assert len(journals(tmp_path)) == 1
     writer.close()
-    assert reader.get(a).text == "held by a live writer"  # caught up after the write
-    reader.close()
+    with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as reader:
+        assert reader.get(a).text == "held by a live writer"
 
 
 def test_a_journal_that_cannot_be_opened_means_writing_at_once(

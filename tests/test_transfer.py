@@ -12,7 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cogmem import CognitiveMemory, DuplicateIdError, InvalidInputError, MemoryRecord, transfer
+from cogmem import (
+    CognitiveMemory,
+    DimensionMismatchError,
+    DuplicateIdError,
+    InvalidInputError,
+    MemoryRecord,
+    transfer,
+)
 from cogmem.testing import HashingEmbedder
 from cogmem.transfer import (
     ExportFormatError,
@@ -290,7 +297,9 @@ def test_embeddings_from_another_embedder_are_refused_unless_re_embedded(
     path = tmp_path / "m.jsonl"
     export_jsonl(source, path, with_embeddings=True, now=NOW)
     with CognitiveMemory(embedder=HashingEmbedder(dimension=64)) as narrow:
-        with pytest.raises(ExportFormatError, match=r"\[256\] dimensions.*makes 64.*re-embed"):
+        with pytest.raises(
+            DimensionMismatchError, match=r"dimension 256.*makes dimension 64.*re-embed"
+        ):
             import_jsonl(narrow, path)
         assert len(narrow) == 0
         assert import_jsonl(narrow, path, re_embed=True) == 4

@@ -13,42 +13,57 @@ scored what it scored.
 from .config import CognitiveMemoryConfig
 from .embedding import Embedder, MiniLMEmbedder
 from .errors import (
+    CogmemConnectionError,
     CogmemError,
     ConfigError,
+    DimensionMismatchError,
+    DiskFullError,
     DuplicateIdError,
     EmbedderError,
     InvalidInputError,
     InvalidTypeError,
+    JudgeError,
     MemoryNotFoundError,
     ModelNotFoundError,
+    ReadOnlyError,
+    StorageError,
     StoreError,
+    StoreLockedError,
 )
 from .memory import CognitiveMemory, MemoryInput
 from .packing import render
-from .records import Explanation, MemoryRecord, SearchResult
+from .records import Explanation, MemoryRecord, SearchResult, WriteOutcome
 from .retention import half_life_days, reinforce, retention
 from .scoring import retention_score
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CogmemConnectionError",
     "CogmemError",
     "CognitiveMemory",
     "CognitiveMemoryConfig",
     "ConfigError",
+    "DimensionMismatchError",
+    "DiskFullError",
     "DuplicateIdError",
     "Embedder",
     "EmbedderError",
     "Explanation",
     "InvalidInputError",
     "InvalidTypeError",
+    "JudgeError",
     "MemoryInput",
     "MemoryNotFoundError",
     "MemoryRecord",
     "MiniLMEmbedder",
     "ModelNotFoundError",
+    "ReadOnlyError",
     "SearchResult",
+    "StorageError",
     "StoreError",
+    "StoreLockedError",
+    "WriteOutcome",
     "__version__",
     "half_life_days",
     "reinforce",

@@ -264,6 +264,9 @@ def _run(args: argparse.Namespace, embedder: Embedder | None) -> int:
         collection=args.collection,
         embedder=embedder,
         create=export is not None,
+        # Inspecting never writes: opened read-only (shared with other readers).
+        read_only=args.command in ("stats", "search", "show", "export")
+        or (args.command == "consolidate" and args.dry_run),
     )
     try:
         if args.namespace is not None and args.command != "import":

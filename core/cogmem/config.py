@@ -71,12 +71,11 @@ class CognitiveMemoryConfig:
     # --- reinforcement and core promotion (§2) ---
     reinforce_on_search: bool = True
     reinforcement_flush_size: int = 64
-    # How stale a process's view of other writers may get, in seconds: before a read, the
-    # catch-up with Chroma (see CognitiveMemory) runs only if this long has passed since the
-    # last one. None: 0 for a client= store (a server other processes share), 1.0 for a
-    # path= folder (one process at a time in Chroma's embedded mode). The catch-up costs ~2 ms
-    # at 10k memories but ~20 ms at 100k (Chroma's count and filtered get grow with the store);
-    # a folder store skips it while its Chroma files are unchanged (cogmem.watch).
+    # How stale a client= store's view of other writers may get, in seconds: before a read,
+    # the catch-up with Chroma (see CognitiveMemory) runs only if this long has passed since
+    # the last one (~2 ms at 10k memories, ~20 ms at 100k). None: 0 for a client= store (a
+    # server other processes share), 1.0 for a path= folder, which never catches up (it is
+    # locked: nothing else writes it) and uses this only to age its held adds (below).
     sync_interval_seconds: float | None = None
     # Small adds are written to Chroma in groups of up to this many (0: each at once). A Chroma
     # add costs 4-8 ms whatever its size; until its group is written a memory is searchable from
@@ -84,6 +83,9 @@ class CognitiveMemoryConfig:
     # Groups are written when full, when older than sync_interval_seconds (folder stores), and
     # before anything else reads or changes Chroma. client= stores always write at once.
     add_flush_size: int = 64
+    # A folder store refuses a write (DiskFullError, nothing written) that would leave less than
+    # this much disk free: Chroma's embedded store does not survive a full disk (cogmem.disk).
+    disk_reserve_mb: float = 64.0
     reinforcement_gain: float = 0.1
     association_reinforcement_gain: float = 0.05
     reinforcement_spacing_days: float = 7.0
@@ -220,6 +222,7 @@ class CognitiveMemoryConfig:
             "bm25_epsilon",
             "dedup_stability_gain",
             "link_gain",
+            "disk_reserve_mb",
         ):
             _number(self, name, low=0.0)
         for name in (

@@ -11,6 +11,8 @@ __all__ = [
     "CogmemConnectionError",
     "CogmemError",
     "ConfigError",
+    "DimensionMismatchError",
+    "DiskFullError",
     "DuplicateIdError",
     "EmbedderError",
     "InvalidInputError",
@@ -18,7 +20,10 @@ __all__ = [
     "JudgeError",
     "MemoryNotFoundError",
     "ModelNotFoundError",
+    "ReadOnlyError",
+    "StorageError",
     "StoreError",
+    "StoreLockedError",
 ]
 
 
@@ -49,6 +54,15 @@ class DuplicateIdError(InvalidInputError):
     """``add`` was given an id that is already stored."""
 
 
+class DimensionMismatchError(InvalidInputError):
+    """Vectors of one width were given to a store that holds another (names both widths).
+
+    Raised before anything is written: by ``add``/``add_many``/``restore``/import when the
+    embedder or the given vectors do not match the store, by ``search`` for a query vector of
+    the wrong width, and on open when the embedder states a width the store does not hold.
+    """
+
+
 class EmbedderError(CogmemError):
     """The embedder failed or returned vectors of the wrong shape."""
 
@@ -74,6 +88,46 @@ class JudgeError(CogmemError):
 
 class StoreError(CogmemError):
     """The underlying Chroma store failed or holds data cogmem cannot read."""
+
+
+class StorageError(StoreError):
+    """The disk refused: a file or folder of the store could not be read or written (read-only,
+    permissions, a path that is a file, ...). Names the path.
+
+    Attributes:
+        path: The file or folder.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class DiskFullError(StorageError):
+    """Not enough free disk space for a write; nothing of it was written. Free space (the
+    message says how much is needed) and retry the call."""
+
+
+class StoreLockedError(StoreError):
+    """Another process (or another ``CognitiveMemory`` in this one) has the folder store open.
+
+    Chroma's embedded mode is single-process: one writer per folder. Close the store there, open
+    this one with ``read_only=True`` when no writer has it open, or share one memory between
+    processes through a Chroma server (``chroma run``; ``CognitiveMemory(client=...)``).
+
+    Attributes:
+        path: The store's folder.
+        holder: What is known of the holder (``pid``, ``host``, ``since``, ``mode``), if anything.
+    """
+
+    def __init__(self, message: str, *, path: str, holder: dict[str, object] | None = None):
+        super().__init__(message)
+        self.path = path
+        self.holder = holder or {}
+
+
+class ReadOnlyError(StoreError):
+    """A write was asked of a store opened with ``read_only=True`` (nothing was written)."""
 
 
 class CogmemConnectionError(StoreError, ConnectionError):

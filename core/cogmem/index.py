@@ -19,7 +19,11 @@ Chroma's ANN index for ids and distances and everything else from here.
   by the caller and kept with :meth:`NamespaceIndex.keep_vectors`.
 
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
-*generation* it reflects. cogmem bumps the generation kept in the Chroma collection's metadata
+*generation* it reflects. Both files are verified before they are trusted: the records file
+opens with a BLAKE2b digest of its pickle and holds the digest of the BM25 file, and the
+records' values are range-checked (:meth:`RecordTable.from_state`); anything that does not
+check out is rebuilt from Chroma, so a damaged cache never reaches a search or, through a
+reinforcement, Chroma itself. cogmem bumps the generation kept in the Chroma collection's metadata
 before the first write after each save, so on open a saved index whose generation differs from
 Chroma's is known to be stale (another process wrote, or this one died between the two writes)
 and the records are read again from Chroma; BM25 and timeline are reconciled by id (text,
@@ -31,6 +35,9 @@ file is an anonymous temporary one, filled again as searches need vectors.
 from __future__ import annotations
 
 import bisect
+import hashlib
+import io
+import logging
 import os
 import pickle
 import re
@@ -51,7 +58,12 @@ from .vectors import FloatArray, VectorFile
 
 __all__ = ["NamespaceIndex"]
 
-_FORMAT = 4
+log = logging.getLogger("cogmem")
+
+_FORMAT = 5
+# The records file: this, a BLAKE2b digest of the pickle, then the pickle.
+_RECORDS_MAGIC = b"cogmem-records\x00\x05"
+_DIGEST_SIZE = 32
 # A vector file is rewritten on save when it holds more dead slots than this, and than a
 # quarter of its live ones (deleted memories leave dead slots behind).
 _MIN_DEAD_SLOTS = 4096
@@ -107,13 +119,20 @@ class NamespaceIndex:
         vectors: FloatArray | None = None,
     ) -> None:
         """Index new memories (their ids must not be held), with their write stamps and, when
-        given, their embeddings (one row each)."""
+        given, their embeddings (one row each). All or nothing: if it fails, none is held."""
         tokens = self.tokenizer.tokenize_many(r.text for r in records)
         self.bm25.add_many((r.id, t) for r, t in zip(records, tokens))
-        marks: Sequence[int | None] = [None] * len(records) if stamps is None else stamps
-        rows = [self.records.put(r, seq, w) for r, seq, w in zip(records, seqs, marks)]
+        try:
+            marks: Sequence[int | None] = [None] * len(records) if stamps is None else stamps
+            rows = [self.records.put(r, seq, w) for r, seq, w in zip(records, seqs, marks)]
+            self._insert(rows)
+        except BaseException:
+            indexed = [(r.id, t) for r, t in zip(records, tokens) if r.id in self.bm25]
+            self.bm25.remove_many([i for i, _ in indexed], [t for _, t in indexed])
+            self.records.remove([r.id for r in records])
+            self._rebuild_timeline()
+            raise
         self.horizon = max([self.horizon, *(w for w in marks if w is not None)])
-        self._insert(rows)
         if vectors is not None:
             self._keep(rows, [r.id for r in records], vectors)
 
@@ -262,22 +281,33 @@ class NamespaceIndex:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != len(ids) or not ids:
             return 0
-        file = self._vectors
-        if file is None:
-            file = self._vectors = self._new_vector_file(matrix.shape[1])
-        if file.dim != matrix.shape[1]:  # another embedder's vectors: not kept, read from Chroma
+        try:
+            file = self._vectors
+            if file is None:
+                file = self._vectors = self._new_vector_file(matrix.shape[1])
+            if file.dim != matrix.shape[1]:  # another embedder's vectors: read from Chroma
+                return 0
+            self.records.set_vector_slots(rows, file.append(ids, matrix))
+        except OSError as exc:  # a cache: the vectors stay readable from Chroma
+            log.warning("vectors not kept in the vector file (read from Chroma instead): %s", exc)
             return 0
-        self.records.set_vector_slots(rows, file.append(ids, matrix))
         return len(rows)
 
     def _new_vector_file(self, dim: int) -> VectorFile:
+        """A new vector file: in the index's folder, or an anonymous temporary one (also when
+        the folder refuses it, e.g. read-only)."""
         if self._vector_home is None:
             return VectorFile.create(None, dim)
         folder, stem = self._vector_home
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{stem}.{uuid.uuid4().hex[:12]}.vectors"
-        _drop_vector_files(folder, stem, keep=None)
-        return VectorFile.create(path, dim)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{stem}.{uuid.uuid4().hex[:12]}.vectors"
+            _drop_vector_files(folder, stem, keep=None)
+            return VectorFile.create(path, dim)
+        except OSError as exc:
+            log.warning("vectors kept in a temporary file, not in %s: %s", folder, exc)
+            self._vector_home = None
+            return VectorFile.create(None, dim)
 
     def close(self) -> None:
         """Close the vector file (kept on disk if it has a home). The index stays readable;
@@ -325,7 +355,8 @@ class NamespaceIndex:
         the vector file when it is kept in ``folder`` (rewritten first if deletes left it
         mostly dead)."""
         folder.mkdir(parents=True, exist_ok=True)
-        self.bm25.save(folder / f"{stem}.bm25.npz")
+        bm25_path = folder / f"{stem}.bm25.npz"
+        self.bm25.save(bm25_path)
         if self.records.holes():
             remap = self.records.compact()
             self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
@@ -352,11 +383,15 @@ class NamespaceIndex:
             "tokenizer": _tokenizer_key(self.tokenizer),
             "records": state,
             "vectors": file.path.name if kept and file is not None and file.path else None,
+            "bm25_digest": _digest(bm25_path.read_bytes()),
         }
+        body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                pickle.dump(payload, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                fh.write(_RECORDS_MAGIC + _digest(body) + body)
+                fh.flush()
+                os.fsync(fh.fileno())
             os.replace(tmp, folder / f"{stem}.records.pkl")
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -381,11 +416,23 @@ class NamespaceIndex:
         Raises:
             StoreError: Missing, corrupt, from another tokenizer, or the two files disagree.
         """
-        bm25 = BM25Index.load(folder / f"{stem}.bm25.npz")
         path = folder / f"{stem}.records.pkl"
+        bm25_path = folder / f"{stem}.bm25.npz"
         try:
-            with path.open("rb") as fh:
-                payload: dict[str, Any] = pickle.load(fh)
+            raw = path.read_bytes()
+            bm25_raw = bm25_path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"{path}: unreadable ({exc})") from exc
+        head = len(_RECORDS_MAGIC)
+        body = raw[head + _DIGEST_SIZE :]
+        if raw[:head] != _RECORDS_MAGIC:
+            raise StoreError(f"{path}: unknown format")
+        if raw[head : head + _DIGEST_SIZE] != _digest(body):
+            raise StoreError(f"{path}: its checksum does not match (the file is damaged)")
+        try:
+            payload: dict[str, Any] = pickle.loads(body)
+            if payload.get("bm25_digest") != _digest(bm25_raw):
+                raise StoreError(f"{bm25_path}: its checksum does not match the records'")
             if payload.get("format") != _FORMAT:
                 raise StoreError(f"{path}: unknown format")
             if payload.get("tokenizer") != _tokenizer_key(tokenizer):
@@ -398,6 +445,7 @@ class NamespaceIndex:
             raise
         except Exception as exc:  # pickle raises many types on a damaged file
             raise StoreError(f"{path}: unreadable ({exc})") from exc
+        bm25 = BM25Index.load(io.BytesIO(bm25_raw), name=str(bm25_path))
         if len(records) != len(bm25) or set(records) != bm25.ids():
             raise StoreError(f"{path}: records and BM25 index hold different memories")
         home = (folder, stem) if keep_vectors else None
@@ -411,7 +459,10 @@ class NamespaceIndex:
         if index._vectors is None:
             records.forget_vector_slots()
         if keep_vectors:
-            _drop_vector_files(folder, stem, keep=str(name) if index._vectors else None)
+            try:
+                _drop_vector_files(folder, stem, keep=str(name) if index._vectors else None)
+            except OSError as exc:  # left over files cost disk, never correctness
+                log.warning("could not delete old vector files in %s: %s", folder, exc)
         return index, generation
 
 
@@ -421,6 +472,10 @@ def _drop_vector_files(folder: Path, stem: str, keep: str | None) -> None:
     for path in folder.glob(f"{stem}.*.vectors"):
         if path.name != keep:
             path.unlink(missing_ok=True)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).digest()
 
 
 def _tokenizer_key(tokenizer: Tokenizer) -> str:

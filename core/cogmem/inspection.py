@@ -26,7 +26,7 @@ import numpy as np
 
 from .config import CognitiveMemoryConfig
 from .embedding import Embedder
-from .errors import InvalidInputError, InvalidTypeError, StoreError
+from .errors import InvalidInputError, InvalidTypeError, StorageError, StoreError, StoreLockedError
 from .memory import CognitiveMemory
 from .records import MEMORY_TYPES, STATUSES, MemoryRecord, SearchResult, ensure_aware
 from .retention import half_life_days, retention
@@ -59,14 +59,6 @@ class StoreUnavailableError(StoreError):
 
 
 # ---------------------------------------------------------------------- opening
-def _settings() -> Any:
-    from chromadb.config import Settings
-
-    # The settings CognitiveMemory(path=...) uses: Chroma refuses a second client of one folder
-    # with different settings in the same process.
-    return Settings(anonymized_telemetry=False, allow_reset=False)
-
-
 def open_memory(
     *,
     path: str | Path | None = None,
@@ -76,6 +68,7 @@ def open_memory(
     embedder: Embedder | None = None,
     config: CognitiveMemoryConfig | None = None,
     create: bool = False,
+    read_only: bool | None = None,
 ) -> CognitiveMemory:
     """Open a cogmem store (a folder or a Chroma server); nothing is created unless ``create``.
 
@@ -88,6 +81,8 @@ def open_memory(
         config: Tunables (default :class:`~cogmem.CognitiveMemoryConfig`).
         create: Create the folder and collection when missing (for imports). A folder that
             exists, is not empty and holds no Chroma store is refused even then.
+        read_only: Open a folder store read-only (default: unless ``create``): any number of
+            readers at once, never written.
 
     Returns:
         The memory; close it when done.
@@ -103,37 +98,38 @@ def open_memory(
         raise InvalidInputError("collection must be a non-empty str")
     if path is not None:
         folder = Path(path).expanduser()
-        client = _persistent_client(folder, create=create)
-        where, index_dir = str(folder), folder
-    else:
-        if not isinstance(host, str) or not host:
-            raise InvalidInputError("host must be a non-empty str")
-        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
-            raise InvalidInputError(f"port must be an integer in 1..65535, got {port!r}")
-        client = _http_client(host, port)
-        where, index_dir = f"the Chroma server at {host}:{port}", None
-    _check_collection(client, collection, where, create=create)
-    return CognitiveMemory(
-        client=client, collection=collection, embedder=embedder, config=config, index_dir=index_dir
-    )
+        _check_folder(folder, create=create)
+        try:  # a folder store: locked, and read-only unless something is to be created
+            return CognitiveMemory(
+                path=folder,
+                collection=collection,
+                embedder=embedder,
+                config=config,
+                read_only=not create if read_only is None else read_only,
+            )
+        except (StorageError, StoreLockedError) as exc:
+            raise StoreUnavailableError(str(exc)) from exc
+        except StoreError as exc:  # e.g. a collection cogmem did not create
+            raise StoreUnavailableError(f"collection {collection!r} of {folder}: {exc}") from exc
+    if not isinstance(host, str) or not host:
+        raise InvalidInputError("host must be a non-empty str")
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+        raise InvalidInputError(f"port must be an integer in 1..65535, got {port!r}")
+    client = _http_client(host, port)
+    _check_collection(client, collection, f"the Chroma server at {host}:{port}", create=create)
+    return CognitiveMemory(client=client, collection=collection, embedder=embedder, config=config)
 
 
-def _persistent_client(folder: Path, *, create: bool) -> Any:
+def _check_folder(folder: Path, *, create: bool) -> None:
     if not folder.exists():
         if not create:
             raise StoreUnavailableError(f"{folder}: no such directory")
-        folder.mkdir(parents=True)
+        return
     if not folder.is_dir():
         raise StoreUnavailableError(f"{folder} is not a directory")
     empty = not any(folder.iterdir())
     if not (folder / _SQLITE).is_file() and not (create and empty):
         raise StoreUnavailableError(f"{folder} is not a cogmem store (it has no {_SQLITE})")
-    try:
-        import chromadb
-
-        return chromadb.PersistentClient(path=str(folder), settings=_settings())
-    except Exception as exc:  # Chroma raises many types for a damaged or foreign folder
-        raise StoreUnavailableError(f"cannot open the Chroma store in {folder}: {exc}") from exc
 
 
 def _http_client(host: str, port: int) -> Any:

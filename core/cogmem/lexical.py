@@ -79,7 +79,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -1298,22 +1298,27 @@ class BM25Index:
         return out
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> BM25Index:
-        """Read an index written by :meth:`save`.
+    def load(cls, path: str | os.PathLike[str] | IO[bytes], name: str | None = None) -> BM25Index:
+        """Read an index written by :meth:`save` (from a path, or a binary file object).
+
+        Args:
+            path: The file, or its bytes as a file object.
+            name: How messages name it (default: the path).
 
         Raises:
             StoreError: The file is missing, unreadable, corrupted, or of another format
                 version; the caller should rebuild the index from its documents.
         """
+        shown = name if name is not None else repr(getattr(path, "name", path))
         try:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
         except Exception as exc:  # any failure to read means: rebuild
-            raise StoreError(f"cannot read BM25 index {os.fspath(path)!r}: {exc}") from exc
+            raise StoreError(f"cannot read BM25 index {shown}: {exc}") from exc
         try:
             return cls._from_arrays(arrays)
         except Exception as exc:  # CogmemError from the parameters included
-            raise StoreError(f"invalid BM25 index {os.fspath(path)!r}: {exc}") from exc
+            raise StoreError(f"invalid BM25 index {shown}: {exc}") from exc
 
     @classmethod
     def _from_arrays(cls, arrays: dict[str, npt.NDArray[Any]]) -> BM25Index:

@@ -38,20 +38,33 @@ from .consolidation import (
 )
 from .consolidation import candidates as consolidation_candidates
 from .dedup import Judge, Neighbour, decide
+from .disk import check_space, storage_error
 from .embedding import Embedder, MiniLMEmbedder, embed_query_vector, embed_texts
 from .errors import (
     CogmemConnectionError,
+    DimensionMismatchError,
     DuplicateIdError,
     EmbedderError,
     InvalidInputError,
     InvalidTypeError,
     MemoryNotFoundError,
+    ReadOnlyError,
+    StorageError,
     StoreError,
 )
 from .index import NamespaceIndex
 from .lexical import BM25Index, Tokenizer
+from .lock import lock_folder
 from .packing import TokenCounter, char_token_count, mmr_order, pack, tiktoken_counter
-from .pending import JOURNALS_SUPPORTED, AddJournal, PendingAdds, claim_orphans, journal_path
+from .pending import (
+    JOURNALS_SUPPORTED,
+    AddJournal,
+    JournalEntry,
+    PendingAdds,
+    claim_orphans,
+    journal_path,
+    read_orphans,
+)
 from .records import (
     MEMORY_TYPES,
     STATUSES,
@@ -75,7 +88,6 @@ from .store import (
     compile_filters,
 )
 from .table import RecordTable
-from .watch import FolderStamp, folder_stamp
 
 __all__ = ["CognitiveMemory", "MemoryInput"]
 
@@ -239,8 +251,19 @@ class CognitiveMemory:
             (an inflection, a plain word added): ``True`` merges it. Default ``None``: such a
             write is stored as a newer version. Each adapter builds one from an LLM
             (``dedup_judge_from``).
+        read_only: Open a folder store for reading only: it is never written (no
+            reinforcement, no saved index, a write raises :class:`~cogmem.errors.ReadOnlyError`),
+            any number of processes may read it at once, and none may write it meanwhile.
+
+    A folder store is opened by one process at a time (Chroma's embedded mode is
+    single-process): the folder is locked while this object is open (``cogmem.lock``), and a
+    second opener gets :class:`~cogmem.errors.StoreLockedError`. To share one memory between
+    processes, run a Chroma server and pass ``client=``.
 
     Raises:
+        StoreLockedError: Another process (or object) has the folder store open.
+        StorageError: The folder cannot be created, read or written (names it and why).
+        DimensionMismatchError: The embedder states a width the store does not hold.
         StoreError: A collection exists with a distance other than cosine, or Chroma failed.
     """
 
@@ -254,9 +277,14 @@ class CognitiveMemory:
         config: CognitiveMemoryConfig | None = None,
         index_dir: str | Path | None = None,
         dedup_judge: Judge | None = None,
+        read_only: bool = False,
     ) -> None:
         if path is not None and client is not None:
             raise InvalidInputError("pass either path= or client=, not both")
+        if not isinstance(read_only, bool):
+            raise InvalidTypeError(f"read_only must be a bool, got {type(read_only).__name__}")
+        if read_only and path is None:
+            raise InvalidInputError("read_only=True opens a folder store: pass path=")
         if config is not None and not isinstance(config, CognitiveMemoryConfig):
             raise InvalidTypeError(
                 f"config must be a CognitiveMemoryConfig, got {type(config).__name__}"
@@ -268,11 +296,27 @@ class CognitiveMemory:
         self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
         self._ephemeral = path is None and client is None
         self._owns_client = client is None
-        self._client = client if client is not None else _make_client(path)
+        self._read_only = read_only
+        self._closed = True  # until the store is open
+        self._folder_lock = None if path is None else lock_folder(Path(path), read_only)
+        try:
+            self._client = client if client is not None else _make_client(path)
+            self._open(path, client, collection, index_dir)
+        except BaseException:
+            self._let_go()
+            raise
+
+    def _open(
+        self,
+        path: str | Path | None,
+        client: Any,
+        collection: str | None,
+        index_dir: str | Path | None,
+    ) -> None:
         # Only an in-process store under a name cogmem chose has no other writer to catch up with.
         self._private = self._ephemeral and collection is None
-        # A private store, or a folder (one process at a time in Chroma's embedded mode): this
-        # object is the only writer, so its index knows every stored id.
+        # A private store, or a folder (one process at a time, locked): this object is the only
+        # writer, so its index knows every stored id.
         self._sole_writer = self._private or path is not None
         self._writer = uuid.uuid4().hex[:16]  # the "wb" token of this object's writes
         if collection is None:
@@ -286,10 +330,7 @@ class CognitiveMemory:
         self._stores: dict[str, ChromaStore] = {}
         self._indexes: dict[str, NamespaceIndex] = {}
         self._synced_at: dict[str, int] = {}  # ns: when each namespace's last catch-up began
-        # A folder store: the Chroma files' stamp when each namespace's last catch-up began,
-        # if they were still then; while it is unchanged, nothing was written (cogmem.watch).
         self._folder = Path(path) if path is not None else None
-        self._quiet: dict[str, FolderStamp | None] = {}
         interval = self.config.sync_interval_seconds
         if interval is None:
             interval = 0.0 if client is not None else 1.0
@@ -307,26 +348,68 @@ class CognitiveMemory:
             self._private or (path is not None and JOURNALS_SUPPORTED)
         )
         self._lock = threading.RLock()
-        self._closed = False
         self._count_tokens: TokenCounter = (
             tiktoken_counter() if self.config.token_counter == "tiktoken" else char_token_count
         )
-        self._writable(DEFAULT_NAMESPACE)
+        self._widths: dict[str, int] = {}  # the width of each namespace's vectors, once known
+        self._space_reserve = int(self.config.disk_reserve_mb * 2**20)
+        if self._read_only:
+            if self._store(DEFAULT_NAMESPACE) is None:
+                held = self._client.list_collections()
+                names = [c if isinstance(c, str) else c.name for c in held]
+                bases = sorted(n for n in names if ".ns." not in n)
+                listed = f"it has {', '.join(map(repr, bases))}" if bases else "it has none"
+                raise StorageError(
+                    f"the store at {path} has no cogmem collection {self._base!r} ({listed})",
+                    path=str(path),
+                )
+        else:
+            self._writable(DEFAULT_NAMESPACE)
+        self._closed = False
+        stated = getattr(self.embedder, "dimension", None)
+        # A read-only store checks at search only: stats, exports and reads need no embedder.
+        if isinstance(stated, int) and not isinstance(stated, bool) and not self._read_only:
+            self._check_width(DEFAULT_NAMESPACE, stated, f"the embedder ({self.embedder!r})")
+
+    def _let_go(self) -> None:
+        """Release what an open holds (the client cogmem made, the folder lock); idempotent."""
+        client = getattr(self, "_client", None)
+        if self._owns_client and client is not None and hasattr(client, "close"):
+            # A client cogmem created: release it, so that a later open (here or after
+            # another process wrote) reads the store afresh.
+            try:
+                client.close()
+            except Exception as exc:
+                log.debug("closing the Chroma client failed: %s", exc)
+        if self._folder_lock is not None:
+            self._folder_lock.release()
+            self._folder_lock = None
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
-        """Save the derived indexes (if the store has a folder). Idempotent.
+        """Write what is held, save the derived indexes (if the store has a folder) and release
+        the folder. Idempotent.
 
-        An in-process store whose collection name cogmem chose is dropped: nothing else can
-        reach it.
+        If writing fails (a full disk, a server gone), the folder is released all the same and
+        the error raised: held adds stay in their journal for the next open to write, and at
+        most the recalls not yet written are lost. An in-process store whose collection name
+        cogmem chose is dropped: nothing else can reach it.
         """
         with self._lock:
             if self._closed:
                 return
-            self.flush()
+            failed: BaseException | None = None
+            try:
+                if not self._read_only:
+                    self.flush()
+            except BaseException as exc:
+                failed = exc
             for adds in self._adds.values():
                 if adds.journal is not None:
-                    adds.journal.discard()  # empty: everything it held is in Chroma
+                    if failed is None:
+                        adds.journal.discard()  # empty: everything it held is in Chroma
+                    else:
+                        adds.journal.release()  # left for the next open to write
             self._adds.clear()
             for index in self._indexes.values():
                 index.close()
@@ -337,13 +420,9 @@ class CognitiveMemory:
                         self._client.delete_collection(store.collection.name)
                     except Exception as exc:  # already gone; nothing to free
                         log.debug("could not drop %s: %s", store.collection.name, exc)
-            if self._owns_client and hasattr(self._client, "close"):
-                # A client cogmem created: release it, so that a later open (here or after
-                # another process wrote) reads the store afresh.
-                try:
-                    self._client.close()
-                except Exception as exc:
-                    log.debug("closing the Chroma client failed: %s", exc)
+            self._let_go()
+            if failed is not None:
+                raise failed
 
     def flush(self) -> None:
         """Write held adds and pending reinforcements to Chroma, and save the in-memory indexes.
@@ -354,15 +433,30 @@ class CognitiveMemory:
         most that many recalls, never a memory.
         """
         with self._lock:
+            if self._read_only:
+                return
             for namespace in sorted(self._indexes):
                 self._flush_adds(namespace)
                 self._write_pending(namespace)
                 if self._index_dir is not None and namespace not in self._saved:
-                    self._indexes[namespace].save(
-                        self._index_dir, _digest(namespace), self._generation[namespace]
-                    )
-                    self._saved.add(namespace)
-                    self._bumped.discard(namespace)
+                    self._save_index(namespace, self._index_dir)
+
+    def _save_index(self, namespace: str, folder: Path) -> None:
+        """Save a namespace's derived index beside the store. It is a cache: when the disk
+        refuses, say so and go on (the next open rebuilds it from Chroma)."""
+        try:
+            self._indexes[namespace].save(folder, _digest(namespace), self._generation[namespace])
+        except OSError as exc:
+            log.warning(
+                "could not save the index of namespace %r in %s (%s); it will be rebuilt from "
+                "Chroma on the next open",
+                namespace,
+                folder,
+                storage_error("saving the index", folder, exc),
+            )
+            return
+        self._saved.add(namespace)
+        self._bumped.discard(namespace)
 
     def __enter__(self) -> CognitiveMemory:
         return self
@@ -548,6 +642,7 @@ class CognitiveMemory:
         """:meth:`add_many`, with each item's :class:`~cogmem.records.WriteOutcome` (see
         :meth:`write`), in input order."""
         moment = _resolve_now(now)
+        self._writes()
         if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
             raise InvalidTypeError("add_many takes an iterable of memories")
         made = [self._record(i, item, moment) for i, item in enumerate(items)]
@@ -562,6 +657,9 @@ class CognitiveMemory:
             raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
         vectors = self._embed([r.text for r in records], progress)
         with self._lock:
+            for namespace in dict.fromkeys(r.namespace for r in records):
+                what = f"the vectors of the embedder ({self.embedder!r})"
+                self._check_width(namespace, int(vectors.shape[1]), what)
             self._refuse_taken(records, chosen)  # before anything is written
             records, outcomes, rewritten = self._deduplicate(records, vectors, chosen)
             keep = [i for i, o in enumerate(outcomes) if o.action != "merged"]
@@ -722,6 +820,7 @@ class CognitiveMemory:
             InvalidTypeError / InvalidInputError: A record or vector is malformed (named).
             DuplicateIdError: An id is given twice or already stored in its namespace.
         """
+        self._writes()
         if isinstance(records, (str, bytes, MemoryRecord)) or not isinstance(records, Iterable):
             raise InvalidTypeError("restore takes an iterable of MemoryRecord")
         checked = [_check_record(i, r) for i, r in enumerate(records)]
@@ -739,7 +838,11 @@ class CognitiveMemory:
             except EmbedderError as exc:
                 message = str(exc).replace("given vectors returned", "vectors:")
                 raise InvalidInputError(message) from exc
-        self._write_new(checked, matrix, {r.id for r in checked})
+        with self._lock:
+            what = "the vectors given" if vectors is not None else "the embedder's vectors"
+            for namespace in dict.fromkeys(r.namespace for r in checked):
+                self._check_width(namespace, int(matrix.shape[1]), what)
+            self._write_new(checked, matrix, {r.id for r in checked})
         return [r.id for r in checked]
 
     def _refuse_taken(self, records: Sequence[MemoryRecord], chosen: set[str]) -> None:
@@ -754,6 +857,8 @@ class CognitiveMemory:
             if r.id in chosen:
                 by_namespace.setdefault(r.namespace, []).append(r.id)
         for namespace, ids in by_namespace.items():
+            if self._store(namespace, flush=False) is None:
+                continue  # a namespace not created yet holds nothing (and is not created here)
             index = self._index(namespace)
             taken = {i for i in ids if i in index}
             if not taken and not self._sole_writer:
@@ -785,6 +890,8 @@ class CognitiveMemory:
         with self._lock:
             if not checked:
                 self._refuse_taken(records, chosen)
+            for namespace in by_namespace:
+                self._claim_width(namespace, int(vectors.shape[1]))
             if held and self._hold(records[0].namespace, records, vectors):
                 return
             written: list[MemoryRecord] = []
@@ -796,9 +903,9 @@ class CognitiveMemory:
                     matrix = vectors if len(rows) == len(records) else vectors[rows]
                     self._will_write(namespace)
                     seqs, stamps = store.add(part, matrix)
+                    written.extend(part)  # in Chroma now: taken back if anything below fails
                     index.add(part, seqs, vectors=matrix)
                     index.set_stamps([r.id for r in part], stamps)
-                    written.extend(part)
             except BaseException:
                 self._take_back(written)  # one call, one outcome
                 raise
@@ -876,6 +983,7 @@ class CognitiveMemory:
         Raises:
             MemoryNotFoundError: The namespace has no memory with this id.
         """
+        self._writes()
         with self._lock:
             self.get(id, namespace=namespace)  # under the lock: two deletes cannot both pass
             index = self._index(namespace)
@@ -896,6 +1004,7 @@ class CognitiveMemory:
             MemoryNotFoundError: Either id is not stored in the namespace.
             InvalidInputError: ``old_id == new_id``.
         """
+        self._writes()
         if old_id == new_id:
             raise InvalidInputError("a memory cannot supersede itself")
         with self._lock:  # read and write under one lock: a concurrent recall is not undone
@@ -922,6 +1031,7 @@ class CognitiveMemory:
             MemoryNotFoundError: Either id is not stored in the namespace.
             InvalidInputError: ``a_id == b_id``.
         """
+        self._writes()
         if a_id == b_id:
             raise InvalidInputError("a memory cannot contradict itself")
         with self._lock:  # read and write under one lock: a concurrent recall is not undone
@@ -974,6 +1084,8 @@ class CognitiveMemory:
         """
         moment = _resolve_now(now)
         namespace = _check_name(namespace, "namespace")
+        if not dry_run:
+            self._writes()
         if summarizer is not None and not callable(summarizer):
             raise InvalidTypeError("summarizer must be a callable: list[str] -> str")
         summarize = summarizer or ExtractiveSummarizer(self.embedder)
@@ -1049,6 +1161,7 @@ class CognitiveMemory:
         """
         moment = _resolve_now(now)
         namespace = _check_name(namespace, "namespace")
+        self._writes()
         if conflict_detector is not None and not callable(conflict_detector):
             raise InvalidTypeError("conflict_detector must be a callable: (str, str) -> bool")
         report = self.consolidate(moment, summarizer, namespace=namespace)
@@ -1141,6 +1254,12 @@ class CognitiveMemory:
             MemoryNotFoundError: An id is not stored in the namespace (nothing is changed).
         """
         moment = _resolve_now(now)
+        self._writes()
+        if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+            raise InvalidTypeError(
+                f"ids must be a list of memory ids, got {type(ids).__name__}"
+                + (" (one id: pass [id])" if isinstance(ids, str) else "")
+            )
         if session_id is not None:
             _check_name(session_id, "session_id")
         with self._lock:  # read and write under one lock: concurrent recalls all count
@@ -1154,6 +1273,7 @@ class CognitiveMemory:
     def clear(self, namespace: str = DEFAULT_NAMESPACE) -> int:
         """Forget every memory of a namespace; returns how many were deleted."""
         namespace = _check_name(namespace, "namespace")
+        self._writes()
         with self._lock:
             if self._store(namespace) is None:
                 return 0
@@ -1267,8 +1387,8 @@ class CognitiveMemory:
             mode: ``hybrid`` (default) | ``dense`` | ``lexical``.
             deep_recall: Also return superseded memories (with the deep-recall penalty).
             now: The current time (default: the clock); decay is computed at it.
-            reinforce: Strengthen what is returned (default ``config.reinforce_on_search``);
-                ``False`` leaves the store exactly as it was.
+            reinforce: Strengthen what is returned (default ``config.reinforce_on_search``, off
+                on a read-only store); ``False`` leaves the store exactly as it was.
             namespace: Whose memories to search.
             session_id: Recorded on reinforced memories (spaced recall across sessions).
             min_score: Drop results scoring below this (default ``config.min_score``).
@@ -1295,9 +1415,12 @@ class CognitiveMemory:
         namespace = _check_name(namespace, "namespace")
         if session_id is not None:
             _check_name(session_id, "session_id")
-        do_reinforce = cfg.reinforce_on_search if reinforce is None else reinforce
+        default = cfg.reinforce_on_search and not self._read_only
+        do_reinforce = default if reinforce is None else reinforce
         if not isinstance(do_reinforce, bool) or not isinstance(deep_recall, bool):
             raise InvalidTypeError("reinforce and deep_recall must be bool")
+        if do_reinforce:
+            self._writes()
         where = build_where(filters, include_superseded=deep_recall)
         allowed = compile_filters(filters, include_superseded=deep_recall)
 
@@ -1306,6 +1429,8 @@ class CognitiveMemory:
             store = self._store(namespace, flush=False)
             if store is None:
                 return []
+            what = f"the query's vector (from {self.embedder!r})"
+            self._check_width(namespace, len(query_vector), what)
             index = self._sync(namespace)
             found = self._candidates(
                 namespace, store, index, text, query_vector, search_mode, where, allowed
@@ -1601,9 +1726,65 @@ class CognitiveMemory:
         collection = _open_collection(self._client, name, namespace, create=create)
         if collection is None:
             return None
-        store = ChromaStore(collection, writer=self._writer)
+        store = ChromaStore(collection, writer=self._writer, space=self._space_check())
         self._stores[namespace] = store
         return store
+
+    def _space_check(self) -> Callable[[int], None] | None:
+        """The free-space check of a folder store's writes (None for other stores)."""
+        folder = self._folder
+        if folder is None:
+            return None
+        reserve = self._space_reserve
+        return lambda needed: check_space(folder, needed, reserve)
+
+    # ------------------------------------------------------------------ vector widths
+    def _width(self, namespace: str) -> int | None:
+        """The width of a namespace's vectors, once anything holds one (``None`` before)."""
+        width = self._widths.get(namespace)
+        if width is not None:
+            return width
+        held = self._adds.get(namespace)
+        if held:
+            width = int(held.matrix().shape[1])
+        else:
+            store = self._store(namespace, flush=False)
+            width = store.dimension() if store is not None else None
+        if width is not None:
+            self._widths[namespace] = width
+        return width
+
+    def _check_width(self, namespace: str, width: int, what: str) -> None:
+        """Refuse vectors of another width than the namespace holds.
+
+        Raises:
+            DimensionMismatchError: It holds vectors of another width (names both).
+        """
+        held = self._width(namespace)
+        if held is not None and held != width:
+            raise DimensionMismatchError(
+                f"{what} have dimension {width}, but namespace {namespace!r} of this store holds "
+                f"vectors of dimension {held}: open it with the embedder it was built with "
+                "(or re-embed it: export, then import into a new store with --re-embed)"
+            )
+
+    def _claim_width(self, namespace: str, width: int) -> None:
+        """Record a namespace's width before its first vector is written."""
+        if self._width(namespace) is None:
+            self._writable(namespace, flush=False).set_dimension(width)
+            self._widths[namespace] = width
+
+    def _writes(self) -> None:
+        """Refuse a write on a read-only store.
+
+        Raises:
+            ReadOnlyError: It was opened with ``read_only=True``.
+        """
+        if self._read_only:
+            raise ReadOnlyError(
+                f"the store at {self._folder} was opened with read_only=True; open it without "
+                "to write (one writer at a time)"
+            )
 
     def _index(self, namespace: str) -> NamespaceIndex:
         """The namespace's in-memory index: loaded from its saved copy when that is current,
@@ -1612,12 +1793,16 @@ class CognitiveMemory:
         if index is not None:
             return index
         cfg = self.config
-        store = self._writable(namespace)
+        found = self._store(namespace) if self._read_only else self._writable(namespace)
+        if found is None:
+            raise MemoryNotFoundError(f"namespace {namespace!r} holds no memories")
+        store = found
         generation = store.generation()
         index, saved = None, None
         # A single writer keeps its vector file beside the index; elsewhere another process
-        # could be appending to it, so vectors go to a temporary file (see cogmem.vectors).
-        keep = self._sole_writer and self._index_dir is not None
+        # could be appending to it (or, read-only, nothing may be written), so vectors go to a
+        # temporary file (see cogmem.vectors).
+        keep = self._sole_writer and self._index_dir is not None and not self._read_only
         if self._index_dir is not None:
             try:
                 index, saved = NamespaceIndex.load(
@@ -1653,29 +1838,90 @@ class CognitiveMemory:
         self, namespace: str, store: ChromaStore, index: NamespaceIndex, folder: Path
     ) -> None:
         """Write to Chroma what dead writers' journals in ``folder`` hold and Chroma lacks
-        (adds they acknowledged but had not written yet), then delete those journals."""
+        (adds they acknowledged but had not written yet), then delete those journals.
+
+        A journal that held bytes that could not be read back (damage: a flipped bit, a frame
+        that does not decode) or memories of another vector width is never deleted: what
+        checks out is written, the rest reported (an ERROR log line naming the file), and the
+        file moved aside (``<name>.damaged-<time>``) for a person to look at. A read-only
+        store writes nothing: it indexes what the journals hold, held in memory.
+        """
+        if self._read_only:
+            self._show_orphans(namespace, index, folder)
+            return
         for journal in claim_orphans(folder, _digest(namespace)):
             try:
-                entries = [e for e in journal.entries() if e.record.id not in index]
-                if entries:
-                    present = store.existing([e.record.id for e in entries])
-                    entries = [e for e in entries if e.record.id not in present]
-                if entries:
-                    records = [e.record for e in entries]
-                    self._will_write(namespace)
-                    matrix = np.stack([e.vector for e in entries])
-                    seqs, stamps = store.add(records, matrix, seqs=[e.seq for e in entries])
-                    index.add(records, seqs, stamps, vectors=matrix)
-                    log.info(
-                        "namespace %r: wrote %d acknowledged adds left in %s",
-                        namespace,
-                        len(records),
-                        journal.path.name,
-                    )
+                read = journal.read()
+                fresh = [e for e in read.entries if e.record.id not in index]
+                if fresh:
+                    present = store.existing([e.record.id for e in fresh])
+                    fresh = [e for e in fresh if e.record.id not in present]
+                written, refused = self._write_back(namespace, store, index, fresh)
             except BaseException:
                 journal.release()  # left for the next open
                 raise
-            journal.discard()
+            if written:
+                log.info(
+                    "namespace %r: wrote %d acknowledged adds left in %s",
+                    namespace,
+                    written,
+                    journal.path.name,
+                )
+            if not read.damage and not refused:
+                journal.discard()
+                continue
+            kept = journal.set_aside()
+            problems = [f"{d.length} bytes at {d.offset} ({d.reason})" for d in read.damage]
+            problems += [f"{refused} memories of another vector width"] if refused else []
+            log.error(
+                "namespace %r: the add journal %s held what could not be written back: %s. "
+                "Acknowledged adds may be lost there; the %d memories that checked out are "
+                "stored. The journal was kept as %s",
+                namespace,
+                journal.path.name,
+                "; ".join(problems),
+                written,
+                kept,
+            )
+
+    def _write_back(
+        self,
+        namespace: str,
+        store: ChromaStore,
+        index: NamespaceIndex,
+        entries: Sequence[JournalEntry],
+    ) -> tuple[int, int]:
+        """Write journaled memories to Chroma and the index; returns how many were written and
+        how many were refused for a vector width the namespace does not hold."""
+        width = self._width(namespace)
+        if width is None and entries:
+            width = len(entries[0].vector)
+        fits = [e for e in entries if len(e.vector) == width]
+        if fits and width is not None:
+            self._claim_width(namespace, width)
+            records = [e.record for e in fits]
+            self._will_write(namespace)
+            matrix = np.stack([e.vector for e in fits])
+            seqs, stamps = store.add(records, matrix, seqs=[e.seq for e in fits])
+            index.add(records, seqs, stamps, vectors=matrix)
+        return len(fits), len(entries) - len(fits)
+
+    def _show_orphans(self, namespace: str, index: NamespaceIndex, folder: Path) -> None:
+        """On a read-only store: index what dead writers' journals hold (no writer can be alive
+        while it is open), held in memory beside Chroma's memories, never written."""
+        width = self._width(namespace)
+        entries = [
+            e
+            for e in read_orphans(folder, _digest(namespace))
+            if e.record.id not in index and (width is None or len(e.vector) == width)
+        ]
+        if not entries:
+            return
+        records = [e.record for e in entries]
+        matrix = np.stack([e.vector for e in entries])
+        index.add(records, [e.seq for e in entries], vectors=matrix)
+        held = self._adds.setdefault(namespace, PendingAdds(None))
+        held.add(records, [e.seq for e in entries], matrix)
 
     # ------------------------------------------------------------------ held adds
     def _hold(self, namespace: str, records: list[MemoryRecord], vectors: FloatArray) -> bool:
@@ -1714,9 +1960,10 @@ class CognitiveMemory:
 
     def _flush_adds(self, namespace: str) -> None:
         """Write the namespace's held adds to Chroma (as the index holds them now: a recall
-        since is included) and empty its journal. On failure they stay held."""
+        since is included) and empty its journal. On failure they stay held. (A read-only
+        store's held adds are a dead writer's, shown, never written.)"""
         pending = self._adds.get(namespace)
-        if not pending:
+        if not pending or self._read_only:
             return
         store = self._stores[namespace]
         table = self._indexes[namespace].records
@@ -1784,32 +2031,22 @@ class CognitiveMemory:
         * ``count``: when it differs from the index's size, memories were deleted (or an add
           was missed), and the ids are reconciled in full (one ids-only ``get``).
 
-        A folder store skips both calls while its Chroma files are unchanged since the last
-        catch-up began and it holds no adds due to be written (a ``stat``; see
-        :mod:`cogmem.watch`): at 100k memories the calls cost ~20-30 ms, which a search made
-        every few seconds would otherwise pay every time.
+        A sole writer never catches up: a private in-process store, and a folder store, which
+        is locked while open (:mod:`cogmem.lock`), so nothing else writes it. So only a
+        ``client=`` store pays the calls (~20-30 ms at 100k memories, at most once per
+        ``sync_interval_seconds``).
 
         With ``offline`` (reads that need nothing else from Chroma: get, memories, records,
         count), an unreachable server leaves the index as it is held instead of raising.
         """
         index = self._index(namespace)
-        if self._private:
-            return index
+        if self._sole_writer:
+            return index  # nothing else writes it: a private store, or a locked folder
         last = self._synced_at.get(namespace)
         if last is not None:
             now_ns = time.time_ns()
             if now_ns - last < self._sync_interval_ns:
                 return index  # caught up moments ago (config.sync_interval_seconds)
-            # Nothing written to the folder since the last catch-up began, and no held adds
-            # due to be written by this one: there is nothing to catch up with.
-            quiet = self._quiet.get(namespace)
-            if (
-                quiet is not None
-                and self._folder is not None
-                and not self._adds.get(namespace)
-                and folder_stamp(self._folder, now_ns) == quiet
-            ):
-                return index
         try:
             return self._catch_up(namespace, index)
         except CogmemConnectionError as exc:
@@ -1823,8 +2060,6 @@ class CognitiveMemory:
         # Whatever became visible after the previous catch-up began carries a stamp above its
         # start minus the overlap; before the first one, above what the index holds.
         started = time.time_ns()
-        # Taken before reading Chroma: a write after this point changes the stamp.
-        quiet = None if self._folder is None else folder_stamp(self._folder, started)
         floor = self._synced_at.get(namespace, index.horizon)
         changed = store.changed_since(floor - _SYNC_OVERLAP_NS)
         if changed:
@@ -1854,7 +2089,6 @@ class CognitiveMemory:
             if gone or fresh:
                 self._saved.discard(namespace)
         self._synced_at[namespace] = started
-        self._quiet[namespace] = quiet
         return index
 
     def _will_write(self, namespace: str) -> None:
@@ -1863,6 +2097,7 @@ class CognitiveMemory:
         until it is saved again."""
         if namespace in self._bumped:
             return
+        self._writes()
         store = self._writable(namespace, flush=False)
         generation = max(self._generation[namespace], store.generation()) + 1
         store.set_generation(generation)
@@ -1992,9 +2227,10 @@ def _make_client(path: str | Path | None) -> Any:
     settings = Settings(anonymized_telemetry=False, allow_reset=False)
     if path is None:
         return chromadb.EphemeralClient(settings=settings)
-    folder = Path(path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(folder), settings=settings)
+    try:  # the folder exists and is locked (lock_folder)
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except Exception as exc:  # Chroma's InternalError for a read-only folder, ...
+        raise storage_error("opening the Chroma store", path, exc, chroma=True) from exc
 
 
 def _open_collection(client: Any, name: str, namespace: str, *, create: bool) -> Any:
@@ -2018,6 +2254,11 @@ def _open_collection(client: Any, name: str, namespace: str, *, create: bool) ->
         raise
     except Exception as exc:
         raise chroma_error(f"opening Chroma collection {name!r}", exc, client) from exc
+    if (getattr(collection, "metadata", None) or {}).get("created_by") != "cogmem":
+        raise StoreError(
+            f"collection {name!r} was not created by cogmem (its records are not cogmem's); "
+            "use another collection name"
+        )
     space = _space_of(collection)
     if space not in (None, "cosine"):
         raise StoreError(

@@ -8,21 +8,34 @@ in-memory index (BM25, records: searchable at once), and its vector in a :class:
 which the dense side of a search scans exactly (a few dozen rows) beside Chroma's ANN results.
 
 Durability: on a folder store every buffered add is first appended to the writer's
-:class:`AddJournal` and made durable (``fdatasync``) before ``add`` returns; the journal is
-emptied once its memories are in Chroma. A process that dies leaves its journal behind, and the
-next one to open the namespace writes what Chroma lacks (:func:`claim_orphans`). A private
-in-process store needs no journal: nothing outlives its process.
+:class:`AddJournal` and made durable (``fdatasync``) before ``add`` returns, in two files: the
+journal and its mirror (``<name>.mirror``), so that bytes the disk garbles in one copy are read
+from the other (:func:`read_pair`); the journal is emptied once its memories are in Chroma. A
+process that dies leaves its journal behind, and the next one to open the namespace writes what
+Chroma lacks (:func:`claim_orphans`). A private in-process store needs no journal: nothing
+outlives its process.
 
 Journal format, one frame per ``add``/``add_many`` call::
 
-    b"CGJ1" | n: u32 LE | crc32(payload): u32 LE | payload: n bytes of UTF-8 JSON
+    b"CGJ2" | n: u32 LE | crc32(payload): u32 LE | crc32(the 12 bytes before): u32 LE
+            | payload: n bytes of UTF-8 JSON
 
     payload = {"ids": [...], "documents": [...], "metadatas": [...],  # as Chroma stores them
                "dim": d, "vectors": base64 of the float32 little-endian matrix (rows × d)}
 
 A frame is written with one ``write``; if that fails the file is cut back to its previous
-length, so a torn or corrupt frame can only be the last, from an add that never returned, and
-reading stops there.
+length. Reading (:func:`read_frames`) tells three things apart:
+
+* a *torn tail*: the last bytes hold less than a header, or a header that checks out and
+  announces more bytes than follow: an add that never returned (its ``write`` was cut short),
+  dropped without a word;
+* *damage*: a header or payload that does not check out although the bytes are all there, or a
+  payload that checks out but cannot be decoded: an acknowledged add the disk garbled. Reading
+  resynchronises at the next header that checks out, so one bad frame costs only itself, and
+  the damage is reported (offset, length, why);
+* the good frames, all of them.
+
+Frames of the first format (``b"CGJ1"``, no header checksum) are still read.
 
 Ownership: each writer (one ``CognitiveMemory``) has its own file ``<stem>.<writer>.journal``,
 held under an exclusive ``flock`` while it is open. A journal whose lock can be taken belongs to
@@ -35,6 +48,7 @@ import base64
 import json
 import logging
 import os
+import shutil
 import struct
 import time
 import zlib
@@ -45,6 +59,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from .disk import storage_error
 from .errors import StoreError
 from .records import MemoryRecord
 from .store import from_chroma, to_metadata
@@ -57,9 +72,15 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = [
     "JOURNALS_SUPPORTED",
     "AddJournal",
+    "Damage",
     "JournalEntry",
+    "JournalRead",
     "PendingAdds",
     "claim_orphans",
+    "mirror_path",
+    "read_frames",
+    "read_orphans",
+    "read_pair",
 ]
 
 log = logging.getLogger(__name__)
@@ -69,9 +90,13 @@ FloatArray = npt.NDArray[np.float32]
 JOURNALS_SUPPORTED = fcntl is not None
 """Whether this platform has ``flock`` (journals, hence buffered adds on folder stores)."""
 
-_MAGIC = b"CGJ1"
-_HEADER = struct.Struct("<4sII")  # magic, payload length, crc32 of the payload
+_MAGIC = b"CGJ2"
+_HEADER = struct.Struct("<4sIII")  # magic, payload length, crc32 of payload, crc32 of the rest
+_OLD_MAGIC = b"CGJ1"
+_OLD_HEADER = struct.Struct("<4sII")  # magic, payload length, crc32 of the payload
 _SUFFIX = ".journal"
+_MIRROR = ".mirror"
+_DAMAGED = ".damaged"
 _sync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 
 
@@ -82,6 +107,29 @@ class JournalEntry:
     record: MemoryRecord
     seq: int
     vector: FloatArray
+
+
+@dataclass(frozen=True)
+class Damage:
+    """Bytes of a journal that could not be read back although they were written whole.
+
+    Attributes:
+        offset: Where they start in the file.
+        length: How many bytes were skipped.
+        reason: What did not check out.
+    """
+
+    offset: int
+    length: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class JournalRead:
+    """What :func:`read_frames` found: every entry of every good frame, and the damage."""
+
+    entries: list[JournalEntry]
+    damage: list[Damage]
 
 
 def encode_frame(
@@ -100,60 +148,134 @@ def encode_frame(
         separators=(",", ":"),
         ensure_ascii=False,
     ).encode("utf-8", "surrogatepass")
-    return _HEADER.pack(_MAGIC, len(payload), zlib.crc32(payload)) + payload
+    head = struct.pack("<4sII", _MAGIC, len(payload), zlib.crc32(payload))
+    return head + struct.pack("<I", zlib.crc32(head)) + payload
+
+
+def _decode_payload(payload: bytes) -> list[JournalEntry]:
+    """The entries of one frame's payload.
+
+    Raises:
+        ValueError: It is not what :func:`encode_frame` writes.
+    """
+    try:
+        frame = json.loads(payload.decode("utf-8", "surrogatepass"))
+        dim = int(frame["dim"])
+        matrix = np.frombuffer(base64.b64decode(frame["vectors"]), dtype="<f4")
+        matrix = matrix.reshape(-1, dim).astype(np.float32)
+        return [
+            JournalEntry(from_chroma(memory_id, doc, meta), int(meta["seq"]), matrix[i])
+            for i, (memory_id, doc, meta) in enumerate(
+                zip(frame["ids"], frame["documents"], frame["metadatas"], strict=True)
+            )
+        ]
+    except (KeyError, TypeError, ValueError, StoreError) as exc:
+        raise ValueError(f"payload cannot be decoded ({exc})") from exc
+
+
+def _header_at(data: bytes, at: int) -> tuple[int, int, int] | None:
+    """``(header size, payload size, payload crc)`` of a header that checks out at ``at``."""
+    if data[at : at + 4] == _MAGIC and at + _HEADER.size <= len(data):
+        _, size, crc, check = _HEADER.unpack_from(data, at)
+        if zlib.crc32(data[at : at + _HEADER.size - 4]) == check:
+            return _HEADER.size, size, crc
+        return None
+    if data[at : at + 4] == _OLD_MAGIC and at + _OLD_HEADER.size <= len(data):
+        _, size, crc = _OLD_HEADER.unpack_from(data, at)
+        return _OLD_HEADER.size, size, crc
+    return None
+
+
+def _next_header(data: bytes, start: int) -> int:
+    """The offset of the next header that checks out at or after ``start`` (or the end)."""
+    at = start
+    while True:
+        found = [i for i in (data.find(_MAGIC, at), data.find(_OLD_MAGIC, at)) if i >= 0]
+        if not found:
+            return len(data)
+        at = min(found)
+        if _header_at(data, at) is not None:
+            return at
+        at += 1
+
+
+def read_frames(data: bytes) -> JournalRead:
+    """Every good frame of ``data``, past any damage, and the damage (see the module docstring
+    for how a torn tail is told from damage)."""
+    entries: list[JournalEntry] = []
+    damage: list[Damage] = []
+    at = 0
+    while at < len(data):
+        header = _header_at(data, at)
+        rest = data[at : at + 4]
+        if header is None and len(data) - at < _HEADER.size and _MAGIC.startswith(rest):
+            break  # a torn header: the tail of an add that never returned
+        if header is None:
+            nxt = _next_header(data, at + 1)
+            damage.append(Damage(at, nxt - at, "not a frame header that checks out"))
+            at = nxt
+            continue
+        head, size, crc = header
+        end = at + head + size
+        if end > len(data):
+            nxt = _next_header(data, at + 1)
+            if nxt == len(data):
+                break  # a torn tail: this add never returned
+            damage.append(Damage(at, nxt - at, "frame runs past the next frame"))
+            at = nxt
+            continue
+        payload = data[at + head : end]
+        if zlib.crc32(payload) != crc:
+            nxt = end if head == _HEADER.size else _next_header(data, at + 1)
+            damage.append(Damage(at, nxt - at, "payload checksum does not match"))
+            at = nxt
+            continue
+        try:
+            entries.extend(_decode_payload(payload))
+        except ValueError as exc:
+            damage.append(Damage(at, end - at, f"checksum matches but {exc}"))
+        at = end
+    return JournalRead(entries, damage)
 
 
 def decode_frames(data: bytes) -> list[JournalEntry]:
-    """The entries of every whole, intact frame of ``data``, up to the first that is not."""
-    out: list[JournalEntry] = []
-    at = 0
-    while at + _HEADER.size <= len(data):
-        magic, size, crc = _HEADER.unpack_from(data, at)
-        payload = data[at + _HEADER.size : at + _HEADER.size + size]
-        if magic != _MAGIC or len(payload) != size or zlib.crc32(payload) != crc:
-            break  # the torn tail of an add that never returned
-        try:
-            frame = json.loads(payload.decode("utf-8", "surrogatepass"))
-            dim = int(frame["dim"])
-            matrix = np.frombuffer(base64.b64decode(frame["vectors"]), dtype="<f4")
-            matrix = matrix.reshape(-1, dim).astype(np.float32)
-            for i, (memory_id, doc, meta) in enumerate(
-                zip(frame["ids"], frame["documents"], frame["metadatas"], strict=True)
-            ):
-                out.append(
-                    JournalEntry(from_chroma(memory_id, doc, meta), int(meta["seq"]), matrix[i])
-                )
-        except (KeyError, TypeError, ValueError, StoreError) as exc:
-            # The checksum matched, so this was written so: a bug, not a crash. Say so loudly.
-            raise StoreError(f"journal frame at byte {at} cannot be read: {exc}") from exc
-        at += _HEADER.size + size
-    return out
+    """The entries of every good frame of ``data`` (damage skipped; see :func:`read_frames`)."""
+    return read_frames(data).entries
 
 
 class AddJournal:
-    """One writer's journal file, held under an exclusive lock while open.
+    """One writer's journal, held under an exclusive lock while open: every frame is written to
+    the file and to its mirror (``<name>.mirror``), each made durable before ``append``
+    returns, so that a frame the disk garbles in one copy is read from the other.
 
     Not thread-safe: the caller serialises access (``CognitiveMemory`` holds its lock).
 
     Args:
-        path: The file; created if absent.
+        path: The file (its mirror beside it); created if absent.
 
     Raises:
-        StoreError: The file cannot be opened, or another live writer holds it.
+        StorageError: A file cannot be opened.
+        StoreError: Another live writer holds it.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.mirror = mirror_path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
-            raise StoreError(f"cannot open the add journal {path}: {exc}") from exc
+            raise storage_error("opening the add journal", path, exc) from exc
         if not _try_lock(fd):
             os.close(fd)
             raise StoreError(f"the add journal {path} is held by another live writer")
-        self._fd: int | None = fd
-        self._size = os.fstat(fd).st_size
+        try:
+            copy = os.open(self.mirror, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            os.close(fd)
+            raise storage_error("opening the add journal's mirror", self.mirror, exc) from exc
+        self._fds: tuple[int, int] | None = (fd, copy)
+        self._sizes = [os.fstat(fd).st_size, os.fstat(copy).st_size]
 
     @classmethod
     def claim(cls, path: Path) -> AddJournal | None:
@@ -165,58 +287,110 @@ class AddJournal:
             return None
 
     def entries(self) -> list[JournalEntry]:
-        """Every memory the journal holds, in the order written."""
-        fd = self._open_fd()
-        return decode_frames(os.pread(fd, os.fstat(fd).st_size, 0))
+        """Every memory the journal holds in good frames, in the order written."""
+        return self.read().entries
+
+    def read(self) -> JournalRead:
+        """Every memory the journal and its mirror hold in good frames, and the damage that
+        neither copy could make good (see :func:`read_pair`)."""
+        fd, copy = self._open_fds()
+        return read_pair(
+            os.pread(fd, os.fstat(fd).st_size, 0), os.pread(copy, os.fstat(copy).st_size, 0)
+        )
 
     def append(
         self, records: Sequence[MemoryRecord], seqs: Sequence[int], vectors: FloatArray
     ) -> None:
-        """Write one frame and make it durable; on failure nothing of it stays.
+        """Write one frame to both copies and make them durable; on failure nothing of it
+        stays.
 
         Raises:
-            StoreError: The write or the sync failed (e.g. the disk is full).
+            DiskFullError: The disk is full (nothing of the frame stays).
+            StorageError: A write or a sync failed otherwise.
         """
-        fd = self._open_fd()
+        fds = self._open_fds()
         frame = encode_frame(records, seqs, vectors)
         try:
-            if os.write(fd, frame) != len(frame):
-                raise OSError("short write")
-            _sync(fd)
+            for fd in fds:
+                if os.write(fd, frame) != len(frame):
+                    raise OSError("short write")
+                _sync(fd)
         except OSError as exc:
-            try:
-                os.ftruncate(fd, self._size)
-            except OSError as cut:  # the frame's tail stays torn: reading stops there
-                log.error("could not cut the journal %s back: %s", self.path, cut)
-            raise StoreError(f"cannot write the add journal {self.path}: {exc}") from exc
-        self._size += len(frame)
+            for fd, size in zip(fds, self._sizes, strict=True):
+                try:
+                    os.ftruncate(fd, size)
+                except OSError as cut:  # the frame's tail stays torn: dropped when read
+                    log.error("could not cut the journal %s back: %s", self.path, cut)
+            raise storage_error("writing the add journal", self.path, exc) from exc
+        self._sizes = [size + len(frame) for size in self._sizes]
 
     def clear(self) -> None:
         """Empty the journal (its memories are in Chroma)."""
-        fd = self._open_fd()
-        if self._size:
-            os.ftruncate(fd, 0)
-            _sync(fd)
-            self._size = 0
+        fds = self._open_fds()
+        for n, fd in enumerate(fds):
+            if self._sizes[n]:
+                os.ftruncate(fd, 0)
+                _sync(fd)
+                self._sizes[n] = 0
 
     def discard(self) -> None:
-        """Empty the journal, delete its file and release it."""
-        if self._fd is None:
+        """Empty the journal, delete its files and release it."""
+        if self._fds is None:
             return
         self.clear()
+        self.mirror.unlink(missing_ok=True)
         self.path.unlink(missing_ok=True)
         self.release()
 
-    def release(self) -> None:
-        """Close the file (releasing the lock) and leave it as it is."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+    def set_aside(self) -> Path:
+        """Keep both files under names that no one replays (``<name>.damaged-<UTC time>``,
+        and its mirror beside) and release them; returns where the journal went."""
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        target = self.path.with_name(f"{self.path.name}{_DAMAGED}-{stamp}")
+        n = 1
+        while target.exists():
+            target = self.path.with_name(f"{self.path.name}{_DAMAGED}-{stamp}-{n}")
+            n += 1
+        if self.mirror.exists():
+            os.replace(self.mirror, target.with_name(f"{target.name}{_MIRROR}"))
+        os.replace(self.path, target)
+        self.release()
+        return target
 
-    def _open_fd(self) -> int:
-        if self._fd is None:
+    def release(self) -> None:
+        """Close the files (releasing the lock) and leave them as they are."""
+        if self._fds is not None:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = None
+
+    def _open_fds(self) -> tuple[int, int]:
+        if self._fds is None:
             raise StoreError(f"the add journal {self.path} is closed")
-        return self._fd
+        return self._fds
+
+
+def mirror_path(path: Path) -> Path:
+    """Where the mirror of the journal at ``path`` is kept."""
+    return path.with_name(f"{path.name}{_MIRROR}")
+
+
+def read_pair(data: bytes, mirror: bytes | None) -> JournalRead:
+    """What a journal and its mirror hold together: the entries of either copy's good frames
+    (each memory once, in the order written), and damage only where neither copy is whole
+    (when one copy reads without damage, it holds every frame: nothing is lost)."""
+    first = read_frames(data)
+    if mirror is None:
+        return first
+    second = read_frames(mirror)
+    seen: set[str] = set()
+    entries: list[JournalEntry] = []
+    for entry in sorted([*first.entries, *second.entries], key=lambda e: e.seq):
+        if entry.record.id not in seen:
+            seen.add(entry.record.id)
+            entries.append(entry)
+    damage = [] if not first.damage or not second.damage else [*first.damage, *second.damage]
+    return JournalRead(entries, damage)
 
 
 def journal_path(folder: Path, stem: str, writer: str) -> Path:
@@ -230,8 +404,37 @@ def claim_orphans(folder: Path, stem: str) -> list[AddJournal]:
     :meth:`AddJournal.release` to leave it for later)."""
     if not JOURNALS_SUPPORTED or not folder.is_dir():
         return []
+    _restore_from_mirrors(folder, stem)
     found = sorted(folder.glob(f"{stem}.*{_SUFFIX}"))
     return [j for j in (AddJournal.claim(p) for p in found) if j is not None]
+
+
+def _restore_from_mirrors(folder: Path, stem: str) -> None:
+    """Bring back a journal whose file is gone but whose mirror is there (a copy of it)."""
+    for mirror in sorted(folder.glob(f"{stem}.*{_SUFFIX}{_MIRROR}")):
+        primary = mirror.with_name(mirror.name[: -len(_MIRROR)])
+        if not primary.exists():
+            log.warning("the add journal %s was missing: restored from its mirror", primary)
+            shutil.copyfile(mirror, primary)
+
+
+def read_orphans(folder: Path, stem: str) -> list[JournalEntry]:
+    """What the journals of namespace ``stem`` in ``folder`` hold, read without claiming them
+    (for a read-only store, whose open excludes every writer: they are all orphans)."""
+    out: list[JournalEntry] = []
+    if not folder.is_dir():
+        return out
+    names = {p.name for p in folder.glob(f"{stem}.*{_SUFFIX}")}
+    names |= {p.name[: -len(_MIRROR)] for p in folder.glob(f"{stem}.*{_SUFFIX}{_MIRROR}")}
+    for path in (folder / name for name in sorted(names)):
+        try:
+            copy = mirror_path(path)
+            mirror = copy.read_bytes() if copy.exists() else None
+            data = path.read_bytes() if path.exists() else mirror or b""
+            out.extend(read_pair(data, mirror).entries)
+        except OSError as exc:
+            log.warning("could not read the add journal %s: %s", path, exc)
+    return out
 
 
 def _try_lock(fd: int) -> bool:

@@ -32,7 +32,14 @@ from urllib.parse import urlsplit
 import numpy as np
 import numpy.typing as npt
 
-from .errors import CogmemConnectionError, InvalidInputError, InvalidTypeError, StoreError
+from .disk import add_bytes, is_disk_full, update_bytes
+from .errors import (
+    CogmemConnectionError,
+    DiskFullError,
+    InvalidInputError,
+    InvalidTypeError,
+    StoreError,
+)
 from .records import MEMORY_TYPES, MemoryRecord, ensure_aware
 
 __all__ = [
@@ -51,6 +58,7 @@ __all__ = [
 
 USER_PREFIX = "m."
 GENERATION_KEY = "cogmem_generation"
+DIMENSION_KEY = "cogmem_dimension"  # the width of the collection's vectors, once written
 TAG_PREFIX = "tag:"
 PACKED_KEY = "cogmem"
 STAMP_KEY = "w"  # write stamp: ns since the epoch, set on every add and update
@@ -89,7 +97,13 @@ def to_metadata(
     ``stamp`` and ``writer`` (the write stamp ``w`` and writer token ``wb``) are written on
     every add and update by :class:`ChromaStore`; the token goes into the packed JSON (each
     key of its own costs Chroma a row per record on every write, ~3% of an add).
+
+    Raises:
+        StoreError: A value no memory can hold (importance, confidence or stability outside
+            [0, 1], a negative access count): a damaged copy is never written to the source of
+            truth. Validated input never gets here so.
     """
+    _check_values(memory)
     packed: dict[str, Any] = {
         "v": _PACK_VERSION,
         "c": _ts(memory.created_at),  # exact here: Chroma may round its float keys
@@ -135,6 +149,21 @@ def to_metadata(
     for key, value in memory.metadata.items():
         meta[USER_PREFIX + key] = value
     return meta
+
+
+def _check_values(memory: MemoryRecord) -> None:
+    for name in ("importance", "confidence", "stability"):
+        value = getattr(memory, name)
+        if not 0.0 <= value <= 1.0:  # NaN fails too
+            raise StoreError(
+                f"refusing to write memory {memory.id!r}: its {name} is {value!r}, outside "
+                "[0, 1]; the copy held in memory is damaged (reopen the store to rebuild it "
+                "from Chroma)"
+            )
+    if memory.access_count < 0:
+        raise StoreError(
+            f"refusing to write memory {memory.id!r}: its access count is {memory.access_count}"
+        )
 
 
 def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> MemoryRecord:
@@ -407,6 +436,13 @@ def _check_operand(key: str, op: str, operand: Any) -> None:
             raise InvalidTypeError(f"filters[{key!r}][{op!r}] must hold str/int/float/bool")
         for v in operand:
             _check_scalar(v, f"filters[{key!r}][{op!r}]")
+    elif op in ("$gt", "$gte", "$lt", "$lte") and (
+        isinstance(operand, bool) or not isinstance(operand, (int, float))
+    ):
+        raise InvalidTypeError(
+            f"filters[{key!r}][{op!r}] compares numbers: give an int or a float, got "
+            f"{type(operand).__name__} {operand!r}"
+        )
     elif not isinstance(operand, scalars):
         raise InvalidTypeError(
             f"filters[{key!r}] must compare with str/int/float/bool, got {type(operand).__name__}"
@@ -531,15 +567,29 @@ class ChromaStore:
             written it); without one the collection's cached metadata is used.
         writer: The token written as ``wb`` with every add and update (default: a fresh random
             one), so that :meth:`changed_since` can leave out this writer's own writes.
+        space: Called with the bytes a write may need before each write (a folder store's
+            free-space check, :func:`cogmem.disk.check_space`); it raises to refuse the write.
+
+    After Chroma failed on a full disk, every later write is refused at once with
+    :class:`~cogmem.errors.DiskFullError` (Chroma's embedded store can block forever on the
+    next write, see :mod:`cogmem.disk`): close the store and open it again once there is room.
     """
 
-    def __init__(self, collection: Any, client: Any = None, writer: str | None = None) -> None:
+    def __init__(
+        self,
+        collection: Any,
+        client: Any = None,
+        writer: str | None = None,
+        space: Callable[[int], None] | None = None,
+    ) -> None:
         self._collection = collection
         self._client = client
         self._seq_lock = threading.Lock()
         self._last_seq = 0
         self.writer = writer if writer is not None else uuid.uuid4().hex[:16]
         self._own_stamps: list[int] = []  # write stamps of this writer not yet past a sync
+        self._space = space
+        self._full: str | None = None  # what Chroma said when it failed on a full disk
 
     @property
     def collection(self) -> Any:
@@ -574,12 +624,32 @@ class ChromaStore:
 
     def set_generation(self, generation: int) -> None:
         """Record a new write generation (keeps the collection's other metadata)."""
+        self._set_metadata(GENERATION_KEY, int(generation))
+
+    def dimension(self) -> int | None:
+        """The width of the collection's vectors: as recorded, else read from one stored
+        vector; ``None`` while it holds none."""
+        recorded = self._fresh_metadata().get(DIMENSION_KEY)
+        if recorded is not None:
+            return int(recorded)
+        got = self._call("get", limit=1, include=["embeddings"])
+        embeddings = got.get("embeddings")
+        if embeddings is None or len(embeddings) == 0:
+            return None
+        return int(np.asarray(embeddings[0]).shape[-1])
+
+    def set_dimension(self, dimension: int) -> None:
+        """Record the width of the collection's vectors (before its first vector is written)."""
+        self._set_metadata(DIMENSION_KEY, int(dimension))
+
+    def _set_metadata(self, key: str, value: int) -> None:
+        self._before_write(1024)
         meta = self._fresh_metadata()
-        meta[GENERATION_KEY] = int(generation)
+        meta[key] = value
         try:
             self._collection.modify(metadata=meta)
         except Exception as exc:
-            raise chroma_error("Chroma modify", exc, self._collection) from exc
+            raise self._failed("Chroma modify", exc) from exc
 
     def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
         """The stored embeddings of ``ids`` (missing ids are absent from the result)."""
@@ -676,6 +746,7 @@ class ChromaStore:
             Their insertion stamps (seq) and write stamps (w), in order.
         """
         seqs = self.next_seqs(len(memories)) if seqs is None else list(seqs)
+        self._before_write(add_bytes(int(np.shape(vectors)[-1]), [m.text for m in memories]))
         stamps: list[int] = []
         for start in range(0, len(memories), _GET_BATCH):
             part = memories[start : start + _GET_BATCH]
@@ -702,6 +773,7 @@ class ChromaStore:
         """
         if not memories:
             return 0
+        self._before_write(update_bytes(len(memories)))
         stamp = self.next_seqs(1)[0]
         self._own_stamps.append(stamp)
         self._call(
@@ -714,6 +786,7 @@ class ChromaStore:
     def delete(self, ids: Sequence[str]) -> None:
         """Delete records by id."""
         if ids:
+            self._before_write(update_bytes(len(ids)))
             self._call("delete", ids=list(ids))
 
     def get(
@@ -819,4 +892,25 @@ class ChromaStore:
         try:
             return cast(dict[str, Any], getattr(self._collection, method)(**kwargs))
         except Exception as exc:  # Chroma raises many types; name the operation that failed
-            raise chroma_error(f"Chroma {method}", exc, self._collection) from exc
+            raise self._failed(f"Chroma {method}", exc) from exc
+
+    def _failed(self, action: str, exc: BaseException) -> StoreError:
+        """The cogmem error for a failed Chroma call; a full disk is remembered."""
+        if is_disk_full(exc):
+            self._full = f"{action} failed: {exc}"
+            return DiskFullError(
+                f"{action} failed: the disk is full ({exc}). Chroma's later writes in this "
+                "process are not safe: close this store, free space, and open it again (every "
+                "call that returned before is stored)"
+            )
+        return chroma_error(action, exc, self._collection)
+
+    def _before_write(self, needed: int) -> None:
+        """Refuse a write up front: after a full disk, or when the space check says no."""
+        if self._full is not None:
+            raise DiskFullError(
+                f"Chroma failed on a full disk earlier in this process ({self._full}); close "
+                "this store and open it again once space is freed (nothing was written now)"
+            )
+        if self._space is not None:
+            self._space(needed)

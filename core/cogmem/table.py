@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from .errors import StoreError
 from .idmap import IdMap
-from .records import MEMORY_TYPES, STATUSES, MemoryRecord, assemble_record
+from .records import EARLIEST, LATEST, MEMORY_TYPES, STATUSES, MemoryRecord, assemble_record
 
 __all__ = ["RecordTable"]
 
@@ -107,6 +107,24 @@ class _Extras(NamedTuple):
 
 
 _NO_EXTRAS = _Extras.of((), (), {}, {}, None, None, (), None)
+
+
+def _out_of_range(cols: Mapping[str, npt.NDArray[Any]], n: int) -> str | None:
+    """The first column whose values a record cannot hold (a unit value outside [0, 1], a
+    time that is not finite, a negative count), or ``None``."""
+    for name in ("importance", "confidence", "stability"):
+        col = cols[name][:n]
+        if not np.all((col >= 0.0) & (col <= 1.0)):  # NaN fails too
+            return name
+    low, high = EARLIEST.timestamp(), LATEST.timestamp()
+    for name in ("created", "accessed", "links_at"):
+        col = cols[name][:n]
+        when = col if name == "created" else col[~np.isnan(col)]  # NaN: never
+        if not np.all((when >= low) & (when < high)):
+            return name
+    if n and int(cols["access_count"][:n].min()) < 0:
+        return "access_count"
+    return None
 
 
 def _ts(value: datetime | None) -> float:
@@ -471,6 +489,9 @@ class RecordTable(Mapping[str, MemoryRecord]):
             raise StoreError(
                 "saved records: unknown memory type or status code, or texts cut or out of order"
             )
+        bad = _out_of_range(table._cols, n)
+        if bad:
+            raise StoreError(f"saved records: {bad} out of range")
         try:
             table._ids = IdMap(ids)
         except ValueError as exc:

@@ -41,7 +41,13 @@ from pathlib import Path
 from typing import IO, Any, TextIO
 
 from .config import CognitiveMemoryConfig
-from .errors import DuplicateIdError, InvalidInputError, InvalidTypeError, MemoryNotFoundError
+from .errors import (
+    DimensionMismatchError,
+    DuplicateIdError,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryNotFoundError,
+)
 from .memory import CognitiveMemory
 from .records import (
     MEMORY_TYPES,
@@ -577,10 +583,15 @@ def _check_vectors(
         )
     widths = {len(v) for _, v in rows if v is not None}
     expected = getattr(memory.embedder, "dimension", None)
-    if len(widths) > 1 or (isinstance(expected, int) and widths != {expected}):
+    if len(widths) > 1:
         raise ExportFormatError(
-            f"{name}: embeddings have {sorted(widths)} dimensions; this store's embedder makes "
-            f"{expected}. Re-embed them (re_embed=True, `cogmem import --re-embed`)"
+            f"{name}: embeddings of several widths ({sorted(widths)}); re-embed them "
+            "(re_embed=True, `cogmem import --re-embed`)"
+        )
+    if isinstance(expected, int) and widths != {expected}:
+        raise DimensionMismatchError(
+            f"{name}: embeddings have dimension {min(widths)}, but this store's embedder makes "
+            f"dimension {expected}. Re-embed them (re_embed=True, `cogmem import --re-embed`)"
         )
     mine = _model_id(memory)
     for header in headers:

@@ -93,7 +93,7 @@ class VectorFile:
         vectors of another dimension than ``dim``."""
         try:
             fh = open(path, "r+b", 0)  # noqa: SIM115 (held until close())
-        except OSError:
+        except OSError:  # missing, or read-only (then it cannot take new slots: start anew)
             return None
         head = fh.read(_HEADER.size) or b""
         magic, held = _HEADER.unpack(head) if len(head) == _HEADER.size else (b"", 0)

@@ -1,0 +1,537 @@
+"""Torture: faults on folder stores, counted against what was acknowledged. Prints one JSON object.
+
+Every trial writes a folder store (``HashingEmbedder``, explicit ids, semantic memories with
+tags and metadata) in a child process that prints each id once its ``add`` (or ``delete``)
+returned, applies one fault, reopens the store twice and checks it:
+
+* ``corrupt``: one derived file is damaged: the saved records, the BM25 file, the vector file,
+  or one copy of a dead writer's journal (the journal or its mirror). A damage is a few random
+  bytes changed, one flipped bit, a zeroed 4 KiB block, the file cut short, or the file gone.
+* ``kill``: the writer is killed (SIGKILL) at a random moment while it adds, deletes and
+  searches; sometimes a copy of its journal is then damaged too.
+* ``disk_full``: the writer works on a small tmpfs filled up to around the reserve cogmem keeps;
+  it goes on adding after its first refusal and either closes or is killed; the store is opened
+  on the full disk, then again once space is freed.
+
+Counted (each must be 0):
+
+* ``lost``: acknowledged adds (not acknowledged as deleted since) missing after reopening;
+* ``wrong``: memories whose text, type, importance, confidence, tags or metadata differ from what
+  was acknowledged, acknowledged deletes that came back, or values no memory can hold, as
+  cogmem returns them or as Chroma itself holds them (read with a client of its own);
+* ``unnamed``: exceptions, in the writer or on reopening, that are not a ``CogmemError``;
+* ``failed_for_good``: stores that cannot be opened once the fault is over (space freed).
+
+    python benchmarks/torture.py                       # ~20 min on 2 cores
+    python benchmarks/torture.py --corrupt 20 --kill 4 --disk-full 2    # a few minutes
+
+Disk-full trials mount a tmpfs (root); where that is not allowed they are skipped and counted as
+``skipped``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+for _p in (str(ROOT / "core"), str(ROOT)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from cogmem import CogmemError, CognitiveMemory, CognitiveMemoryConfig  # noqa: E402
+from cogmem.testing import HashingEmbedder  # noqa: E402
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+DIM = 64
+FILE_KINDS = ("records", "bm25", "vectors", "journal", "mirror")
+DAMAGES = ("bytes", "bit", "block", "cut", "delete")
+_TAGS = ("home", "work", "health", "travel")
+
+
+# --------------------------------------------------------------------------- what is written
+
+
+def expected(i: int) -> dict[str, Any]:
+    """The fields memory ``m<i>`` is written with (the oracle)."""
+    rng = random.Random(i)
+    return {
+        "text": f"note {i}: the ferry to island {rng.randrange(50)} leaves at {rng.randrange(24)}h",
+        "memory_type": "semantic",
+        "importance": round(rng.uniform(0.05, 0.95), 6),
+        "confidence": round(rng.uniform(0.5, 1.0), 6),
+        "tags": (rng.choice(_TAGS),),
+        "metadata": {"i": i, "shard": f"s{i % 7}", "ok": i % 2 == 0},
+    }
+
+
+def writer(
+    path: str, seed: int, count: int, reserve_mb: float, close: bool, start: int = 0
+) -> None:
+    """The child: write ``count`` memories ``m<start>`` on (bulk, then single adds held in
+    the journal, small batches, deletes and reinforcing searches), printing each
+    acknowledgement; then close (or wait to be killed). Exceptions are printed and the work
+    goes on."""
+    rng = random.Random(seed)
+    config = CognitiveMemoryConfig(disk_reserve_mb=reserve_mb)
+
+    def say(*words: object) -> None:
+        print(*words, flush=True)
+
+    def attempt(action: Callable[[], object]) -> bool:
+        try:
+            action()
+        except CogmemError as exc:
+            say("named", type(exc).__name__)
+            return False
+        except Exception as exc:  # counted: every error cogmem raises should be named
+            say("unnamed", type(exc).__name__, str(exc)[:200].replace("\n", " "))
+            return False
+        return True
+
+    try:
+        mem = CognitiveMemory(path=path, embedder=HashingEmbedder(DIM), config=config)
+    except CogmemError as exc:
+        say("named", type(exc).__name__)
+        return
+    end = start + count
+    bulk = [_input(j) for j in range(start, start + min(count // 2, 150))]
+    if attempt(lambda: mem.add_many(bulk, now=NOW)):
+        say("ack", *(f"m{j}" for j in range(start, start + len(bulk))))
+    i = start + len(bulk)
+    while i < end:
+        step = rng.random()
+        if step < 0.55:
+            single = [_input(i)]
+            if attempt(lambda single=single: mem.add_many(single, now=NOW)):  # type: ignore[misc]
+                say("ack", f"m{i}")
+            i += 1
+        elif step < 0.75:
+            batch = [_input(j) for j in range(i, min(end, i + rng.randrange(2, 30)))]
+            if attempt(lambda batch=batch: mem.add_many(batch, now=NOW)):  # type: ignore[misc]
+                say("ack", *(f"m{j}" for j in range(i, i + len(batch))))
+            i += len(batch)
+        elif step < 0.8 and i > start:
+            victim = f"m{rng.randrange(start, i)}"
+            if attempt(lambda victim=victim: mem.delete(victim)):  # type: ignore[misc]
+                say("del", victim)
+        else:
+            query = f"ferry to island {rng.randrange(50)}"
+            later = NOW + timedelta(days=rng.randrange(30))
+            attempt(lambda q=query, t=later: mem.search(q, now=t))  # type: ignore[misc]
+    say("written")
+    if close:
+        attempt(mem.close)
+        say("closed")
+    else:
+        while True:  # held open until killed
+            time.sleep(0.1)
+
+
+def _input(i: int) -> dict[str, Any]:
+    e = expected(i)
+    return {
+        "text": e["text"],
+        "id": f"m{i}",
+        "memory_type": e["memory_type"],
+        "importance": e["importance"],
+        "confidence": e["confidence"],
+        "tags": list(e["tags"]),
+        "metadata": e["metadata"],
+    }
+
+
+@dataclass
+class Run:
+    """What a writer said: acknowledged ids (minus acknowledged deletes) and its errors."""
+
+    acked: set[str] = field(default_factory=set)
+    deleted: set[str] = field(default_factory=set)
+    named: Counter[str] = field(default_factory=Counter)
+    unnamed: list[str] = field(default_factory=list)
+
+    def read(self, line: str) -> None:
+        word, *rest = line.split(" ", 1)
+        args = rest[0].split() if rest else []
+        if word == "ack":
+            self.acked.update(args)
+            self.deleted.difference_update(args)
+        elif word == "del" and args:
+            self.acked.discard(args[0])
+            self.deleted.add(args[0])
+        elif word == "named" and args:
+            self.named[args[0]] += 1
+        elif word == "unnamed":
+            self.unnamed.append(rest[0] if rest else "")
+
+
+def _child(
+    path: Path, seed: int, count: int, reserve_mb: float, close: bool, start: int
+) -> subprocess.Popen[str]:
+    code = (
+        f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'core')!r}]\n"
+        "from benchmarks.torture import writer\n"
+        f"writer({str(path)!r}, {seed}, {count}, {reserve_mb}, {close}, {start})\n"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def write(
+    path: Path,
+    seed: int,
+    count: int,
+    *,
+    reserve_mb: float = 64.0,
+    kill_after: int | None = None,
+    close: bool = True,
+    start: int = 0,
+) -> Run:
+    """Run a writer; with ``kill_after``, SIGKILL it once that many lines were read (or once it
+    has written everything and waits)."""
+    child = _child(path, seed, count, reserve_mb, close and kill_after is None, start)
+    run = Run()
+    assert child.stdout is not None
+    for lines, line in enumerate(child.stdout, start=1):
+        run.read(line.strip())
+        if kill_after is not None and (lines >= kill_after or line.startswith("written")):
+            child.send_signal(signal.SIGKILL)
+            break
+    child.wait(timeout=600)
+    if kill_after is None and child.returncode != 0:
+        tail = child.stderr.read()[-500:] if child.stderr else ""
+        run.unnamed.append(f"writer exited {child.returncode}: {tail}")
+    return run
+
+
+# --------------------------------------------------------------------------- faults
+
+
+def damage(path: Path, rng: random.Random, how: str | None = None) -> str:
+    """Damage ``path`` one of the ways of :data:`DAMAGES` (``how``, or one drawn); returns
+    which."""
+    how = how or rng.choice(DAMAGES)
+    data = bytearray(path.read_bytes())
+    if how == "delete" or not data:
+        path.unlink()
+        return "delete"
+    if how == "bytes":
+        for _ in range(rng.randrange(1, 17)):
+            at = rng.randrange(len(data))
+            data[at] = (data[at] + rng.randrange(1, 256)) % 256
+    elif how == "bit":
+        data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+    elif how == "block":
+        start = rng.randrange(0, len(data), 4096) if len(data) > 4096 else 0
+        data[start : start + 4096] = bytes(len(data[start : start + 4096]))
+    else:  # cut
+        data = data[: rng.randrange(len(data))]
+    path.write_bytes(bytes(data))
+    return how
+
+
+def derived_file(folder: Path, kind: str) -> Path | None:
+    """The store's file of that kind, if it has one."""
+    index = folder / "cogmem-index" / "cogmem"
+    pattern = {
+        "records": "*.records.pkl",
+        "bm25": "*.bm25.npz",
+        "vectors": "*.vectors",
+        "journal": "*.journal",
+        "mirror": "*.journal.mirror",
+    }[kind]
+    found = sorted(index.glob(pattern))
+    return found[0] if found else None
+
+
+# --------------------------------------------------------------------------- checking
+
+
+@dataclass
+class Tally:
+    trials: int = 0
+    lost: int = 0
+    wrong: int = 0
+    unnamed: int = 0
+    failed_for_good: int = 0
+    skipped: int = 0
+    named: Counter[str] = field(default_factory=Counter)
+    faults: Counter[str] = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+
+    def merge(self, other: Tally) -> None:
+        for name in ("trials", "lost", "wrong", "unnamed", "failed_for_good", "skipped"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.named.update(other.named)
+        self.faults.update(other.faults)
+        self.problems += other.problems
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "trials": self.trials,
+            "lost": self.lost,
+            "wrong": self.wrong,
+            "unnamed": self.unnamed,
+            "failed_for_good": self.failed_for_good,
+            "skipped": self.skipped,
+            "named_errors_seen": dict(sorted(self.named.items())),
+            "faults": dict(sorted(self.faults.items())),
+            "problems": self.problems[:20],
+        }
+
+
+def _valid(record: Any) -> bool:
+    return (
+        0.0 <= record.importance <= 1.0
+        and 0.0 <= record.confidence <= 1.0
+        and 0.0 <= record.stability <= 1.0
+        and record.access_count >= 0
+    )
+
+
+def _differs(record: Any, i: int) -> bool:
+    want = expected(i)
+    return (
+        record.text != want["text"]
+        or record.memory_type != want["memory_type"]
+        or record.importance != want["importance"]
+        or record.confidence != want["confidence"]
+        or tuple(record.tags) != want["tags"]
+        or dict(record.metadata) != want["metadata"]
+    )
+
+
+def check(folder: Path, run: Run, label: str, *, retry: Callable[[], None] | None = None) -> Tally:
+    """Reopen the store twice and count what was lost or wrong. A store may refuse while its
+    fault lasts (a full disk: a dead writer's adds cannot be written yet); ``retry`` ends the
+    fault, and only a store that still cannot be used then has failed for good."""
+    tally = Tally(trials=1)
+    tally.named.update(run.named)
+    for problem in run.unnamed:
+        tally.unnamed += 1
+        tally.problems.append(f"{label}: writer: {problem}")
+    for attempt in range(2):
+        outcome = _verify(folder, run, tally, label, search=attempt == 0)
+        if outcome == "refused" and retry is not None:
+            retry()
+            retry = None
+            outcome = _verify(folder, run, tally, label, search=attempt == 0)
+        if outcome != "ok":
+            tally.failed_for_good += 1
+            return tally
+    tally.wrong += _check_chroma(folder, run, tally, label)
+    return tally
+
+
+def _verify(folder: Path, run: Run, tally: Tally, label: str, *, search: bool) -> str:
+    """Open the store, check every acknowledged memory, search once, close: ``ok``,
+    ``refused`` (a named error: the fault may still last) or ``failed`` (an unnamed one)."""
+    try:
+        mem = CognitiveMemory(path=folder, embedder=HashingEmbedder(DIM))
+    except CogmemError as exc:
+        tally.named[type(exc).__name__] += 1
+        tally.problems.append(f"{label}: open refused: {type(exc).__name__}: {str(exc)[:120]}")
+        return "refused"
+    except Exception as exc:
+        tally.unnamed += 1
+        tally.problems.append(f"{label}: open raised {type(exc).__name__}: {str(exc)[:160]}")
+        return "failed"
+    outcome = "ok"
+    try:
+        records = {r.id: r for r in mem.records()}
+        lost = [m for m in run.acked if m not in records]
+        wrong = [
+            m
+            for m in run.acked
+            if m in records and (_differs(records[m], int(m[1:])) or not _valid(records[m]))
+        ]
+        tally.lost += len(lost)
+        tally.wrong += len(wrong) + sum(1 for d in run.deleted if d in records)
+        tally.wrong += sum(1 for r in records.values() if not _valid(r))
+        tally.problems += [f"{label}: lost {m}" for m in lost[:3]]
+        tally.problems += [f"{label}: wrong {records[m]}" for m in wrong[:3]]
+        if search:
+            mem.search("ferry to island 7", now=NOW + timedelta(days=40))
+    except CogmemError as exc:
+        tally.named[type(exc).__name__] += 1
+        tally.problems.append(f"{label}: {type(exc).__name__}: {str(exc)[:160]}")
+        outcome = "refused"
+    except Exception as exc:
+        tally.unnamed += 1
+        tally.problems.append(f"{label}: raised {type(exc).__name__}: {str(exc)[:160]}")
+        outcome = "failed"
+    try:
+        mem.close()
+    except CogmemError as exc:
+        tally.named[type(exc).__name__] += 1
+        outcome = "refused" if outcome == "ok" else outcome
+    except Exception as exc:
+        tally.unnamed += 1
+        tally.problems.append(f"{label}: close raised {type(exc).__name__}: {exc}")
+        outcome = "failed"
+    return outcome
+
+
+def _check_chroma(folder: Path, run: Run, tally: Tally, label: str) -> int:
+    """What Chroma itself holds: every acknowledged memory, with the values written."""
+    import chromadb
+    from chromadb.config import Settings
+
+    from cogmem.store import from_chroma
+
+    client = chromadb.PersistentClient(
+        path=str(folder), settings=Settings(anonymized_telemetry=False)
+    )
+    try:
+        got = client.get_collection("cogmem").get(include=["documents", "metadatas"])
+    finally:
+        client.close()
+    wrong = 0
+    held = dict(zip(got["ids"], zip(got["documents"], got["metadatas"])))
+    for memory_id, (doc, meta) in held.items():
+        record = from_chroma(memory_id, doc, meta)
+        if not _valid(record) or (memory_id in run.acked and _differs(record, int(memory_id[1:]))):
+            wrong += 1
+            tally.problems.append(f"{label}: Chroma holds a wrong {memory_id}: {record}")
+    missing = run.acked - set(held)
+    if missing:  # every acknowledged add reached Chroma once the store was closed
+        tally.lost += len(missing)
+        tally.problems.append(f"{label}: not in Chroma: {sorted(missing)[:5]}")
+    return wrong
+
+
+# --------------------------------------------------------------------------- trials
+
+
+def corrupt_trials(work: Path, trials: int, seed: int) -> Tally:
+    """Damage each derived file kind ``trials`` times (a copy of one base store each time)."""
+    tally = Tally()
+    rng = random.Random(seed)
+    closed, killed = work / "base-closed", work / "base-killed"
+    base_closed = write(closed, seed, 260)
+    # A writer that closed once (saved index, vector file), then wrote again and was killed.
+    base_killed = write(killed, seed + 1, 200)
+    more = write(killed, seed + 2, 40, kill_after=10**9, start=200)  # killed when done
+    base_killed.acked |= more.acked
+    base_killed.deleted = (base_killed.deleted | more.deleted) - more.acked
+    base_killed.named.update(more.named)
+    base_killed.unnamed += more.unnamed
+    for kind in FILE_KINDS:
+        base, run = (
+            (killed, base_killed) if kind in ("journal", "mirror") else (closed, base_closed)
+        )
+        for n in range(trials):
+            trial = work / f"{kind}-{n}"
+            shutil.copytree(base, trial)
+            target = derived_file(trial, kind)
+            if target is None:
+                tally.skipped += 1
+                continue
+            how = damage(target, rng, DAMAGES[n % len(DAMAGES)])  # every way, in turn
+            tally.faults[f"{kind}/{how}"] += 1
+            tally.merge(check(trial, run, f"{kind}-{n} ({how})"))
+            shutil.rmtree(trial)
+    return tally
+
+
+def kill_trials(work: Path, trials: int, seed: int) -> Tally:
+    """SIGKILL a writer at a random moment; every other trial also damages a journal copy."""
+    tally = Tally()
+    rng = random.Random(seed)
+    for n in range(trials):
+        folder = work / f"kill-{n}"
+        run = write(folder, seed + n, 400, kill_after=rng.randrange(5, 120))
+        if n % 2 and (target := derived_file(folder, rng.choice(("journal", "mirror")))):
+            tally.faults[f"kill+{target.suffix}/{damage(target, rng)}"] += 1
+        else:
+            tally.faults["kill"] += 1
+        tally.merge(check(folder, run, f"kill-{n}"))
+        shutil.rmtree(folder, ignore_errors=True)
+    return tally
+
+
+def disk_full_trials(work: Path, trials: int, seed: int) -> Tally:
+    """Fill a tmpfs to around cogmem's reserve while a writer adds; then close or kill it."""
+    tally = Tally()
+    rng = random.Random(seed)
+    for n in range(trials):
+        mount = work / f"disk-{n}-{uuid.uuid4().hex[:6]}"
+        mount.mkdir()
+        if subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(mount)]
+        ).returncode:
+            tally.skipped += 1
+            continue
+        try:
+            folder = mount / "store"
+            filler = mount / "filler"
+            stats = os.statvfs(mount)
+            free = stats.f_bavail * stats.f_frsize
+            leave = int((64 + rng.uniform(0.2, 6)) * 2**20)
+            with filler.open("wb") as fh:
+                fh.truncate(max(0, free - leave))
+                fh.seek(0)
+                remaining = max(0, free - leave)
+                while remaining > 0:  # tmpfs counts written pages, not a file's size
+                    fh.write(bytes(min(remaining, 1 << 20)))
+                    remaining -= 1 << 20
+            killed = n % 2 == 1
+            run = write(folder, seed + n, 3000, kill_after=400 if killed else None)
+            tally.faults["disk_full+kill" if killed else "disk_full"] += 1
+            tally.merge(check(folder, run, f"disk-{n}", retry=lambda f=filler: f.unlink()))
+        finally:
+            subprocess.run(["umount", str(mount)], capture_output=True)
+            shutil.rmtree(mount, ignore_errors=True)
+    return tally
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corrupt", type=int, default=60, help="trials per derived file kind")
+    parser.add_argument("--kill", type=int, default=40, help="SIGKILL trials")
+    parser.add_argument("--disk-full", type=int, default=10, help="disk-full trials")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    out: dict[str, Any] = {"seed": args.seed}
+    total = Tally()
+    with tempfile.TemporaryDirectory(prefix="cogmem-torture-") as tmp:
+        work = Path(tmp)
+        for name, run in (
+            ("corrupt", lambda: corrupt_trials(work / "c", args.corrupt, args.seed)),
+            ("kill", lambda: kill_trials(work / "k", args.kill, args.seed)),
+            ("disk_full", lambda: disk_full_trials(work / "d", args.disk_full, args.seed)),
+        ):
+            (work / name[0]).mkdir()
+            tally = run()
+            out[name] = tally.as_dict()
+            total.merge(tally)
+            print(f"[torture] {name}: {tally.as_dict()}", file=sys.stderr, flush=True)
+    out["total"] = total.as_dict()
+    out["all_zero"] = not (total.lost or total.wrong or total.unnamed or total.failed_for_good)
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
