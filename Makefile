@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench report clean
+.PHONY: demo test test-data data lint bench report clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -17,10 +17,19 @@ $(STAMP): pyproject.toml Makefile
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/cogmem demo
+	$(BIN)/cogmem demo --path ./cogmem-demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The tests that need the evaluation data (`make data` first); `make test` skips them without it.
+test-data: $(STAMP)
+	$(BIN)/python -m pytest -m data tests
+	$(BIN)/python -m pytest notebooks/decay.ipynb
+
+# Downloads LoCoMo and SciFact into $$COGMEM_DATA (default ~/.cache/cogmem/data), checked.
+data: $(STAMP)
+	$(BIN)/python -m benchmarks.data
 
 lint: $(STAMP)
 	$(BIN)/ruff check core tests benchmarks langchain_cogmem llamaindex_cogmem

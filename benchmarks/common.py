@@ -1,7 +1,8 @@
 """Plumbing shared by the benchmarks: data loaders, metrics, an embedding cache, timing.
 
-The evaluation data is read-only and lives outside the project, in ``../shared/data`` relative to
-the project root (see its README.md). Set ``COGMEM_DATA`` to read it from somewhere else.
+The evaluation data is read from :func:`benchmarks.data.data_dir` (``$COGMEM_DATA``, else
+``~/.cache/cogmem/data``; ``make data`` fills it); cogmem's own sets fall back to the copies
+shipped in ``benchmarks/data/``.
 
 Nothing here imports cogmem or a retrieval framework, so every benchmark (ours and the peers in
 :mod:`benchmarks.peers`) can use it.
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from benchmarks.data import data_dir, dataset
 
 __all__ = [
     "CATEGORY_NAMES",
@@ -66,14 +69,6 @@ DEFAULT_CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 
 # --------------------------------------------------------------------------------------------
 # Data location
-
-
-def data_dir() -> Path:
-    """The evaluation data directory: ``$COGMEM_DATA`` or ``<project>/../shared/data``."""
-    env = os.environ.get("COGMEM_DATA")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -130,7 +125,7 @@ def load_locomo(path: str | os.PathLike[str] | None = None) -> list[Conversation
     Questions of category 5 (adversarial) and questions without evidence are dropped: they have
     nothing to retrieve. On the shipped dev set: 4 conversations, 2,080 turns, 582 questions.
     """
-    p = Path(path) if path is not None else data_dir() / "locomo" / "dev.jsonl"
+    p = Path(path) if path is not None else dataset("locomo/dev.jsonl")
     conversations: list[Conversation] = []
     for obj in _read_jsonl(p):
         turns = tuple(
@@ -184,7 +179,7 @@ class UpdateCase:
 
 def load_updates(path: str | os.PathLike[str] | None = None) -> list[UpdateCase]:
     """Load the knowledge-update cases (``updates/dev.jsonl`` by default; 200 cases)."""
-    p = Path(path) if path is not None else data_dir() / "updates" / "dev.jsonl"
+    p = Path(path) if path is not None else dataset("updates/dev.jsonl")
     return [
         UpdateCase(
             id=str(obj["id"]),
@@ -212,7 +207,7 @@ def load_scifact(
     Returns ``(corpus, queries, qrels)``: ``corpus[doc_id] = title + " " + text``; ``queries``
     holds only the queries judged in ``qrels/<split>.tsv``; ``qrels[qid][doc_id] = score``.
     """
-    root = Path(path) if path is not None else data_dir() / "scifact"
+    root = Path(path) if path is not None else dataset("scifact")
     corpus: dict[str, str] = {}
     for obj in _read_jsonl(root / "corpus.jsonl"):
         title = str(obj.get("title") or "").strip()

@@ -10,8 +10,8 @@ Every case's writes go into ONE store, oldest first, each through ``CognitiveMem
 * a restatement (the later write says the same again) is **merged** when the write stored
   nothing new (``action == "merged"``).
 
-Two sets: ``dev`` (``corrections/dev.jsonl`` of the evaluation data, 120 cases, when present)
-and ``generated``: cases built here from templates, names and framing phrases that the dev set
+The sets: ``dev`` (``corrections/dev.jsonl``, 120 cases, shipped in ``benchmarks/data/``) and
+``generated``: cases built here from templates, names and framing phrases that the dev set
 does not use (:func:`generate`), so that the figures also speak for wordings the mechanism was
 not developed on.
 
@@ -33,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import data_dir
+from benchmarks.data import dataset
 from benchmarks.evaluate import real_embedder
 from cogmem import CognitiveMemory
 
@@ -280,11 +280,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     embedder, model_id = real_embedder()
     out: dict[str, Any] = {"embedder": model_id, "now": NOW.isoformat(), "sets": {}}
-    dev = data_dir() / "corrections" / "dev.jsonl"
-    if dev.exists():
-        out["sets"]["dev"] = evaluate(load_cases(dev), embedder)
-    else:
-        print(f"[corrections] {dev} not found: dev set skipped", file=sys.stderr)
+    out["sets"]["dev"] = evaluate(load_cases(dataset("corrections/dev.jsonl")), embedder)
     for seed in (int(s) for s in args.seeds.split(",")):
         out["sets"][f"generated-{seed}"] = evaluate(generate(args.cases, seed), embedder)
     out["targets"] = {name: _targets(result) for name, result in out["sets"].items()}

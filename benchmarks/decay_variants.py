@@ -1,4 +1,4 @@
-"""SPEC §3 "Decay must reorder, not bury": both figures for every scoring variant, side by side.
+"""Decay must reorder, not bury (design §3): both figures for every scoring variant, side by side.
 
 For each variant (a set of config overrides) prints LoCoMo recall@10 (decay on) and the share of
 knowledge-update cases whose current version comes first, plus the same LoCoMo figure with decay
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.evaluate import NO_DECAY, locomo, real_embedder, updates
 from cogmem import CognitiveMemoryConfig
 
-_SPEC = {
+_PLAIN = {
     "fusion": "rrf",
     "type_exponent_scale": {"episodic": 1.0, "semantic": 1.0, "procedural": 1.0, "core": 1.0},
     "version_exponent": 0.0,
@@ -31,15 +31,18 @@ _UNIFORM = {"episodic": 1.0, "semantic": 1.0, "procedural": 1.0, "core": 1.0}
 
 #: name -> (what it is, config overrides). The last one is the shipped default.
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
-    "spec-plain": ("SPEC §3 as written: RRF relevance · R^0.3 for every type", _SPEC),
-    "rrf+context": ("plain RRF with temporal-context neighbours", {**_SPEC, "context_spread": 0.8}),
+    "plain": ("the plain formula (design §3): RRF relevance · R^0.3 for every type", _PLAIN),
+    "rrf+context": (
+        "plain RRF with temporal-context neighbours",
+        {**_PLAIN, "context_spread": 0.8},
+    ),
     "weighted": (
         "score-calibrated relevance (0.7·cos + 0.3·bm25/max), R^0.3 for every type",
-        {**_SPEC, "fusion": "weighted"},
+        {**_PLAIN, "fusion": "weighted"},
     ),
     "weighted+context": (
         "score-calibrated relevance + context, R^0.3 for every type",
-        {**_SPEC, "fusion": "weighted", "context_spread": 0.8},
+        {**_PLAIN, "fusion": "weighted", "context_spread": 0.8},
     ),
     "weighted+context+episodic-scale": (
         "… and episodic memories decay in the score at 0.1·α",

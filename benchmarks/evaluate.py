@@ -1,4 +1,4 @@
-"""Runs cogmem itself on the evaluation sets (SPEC §8); shared by the benchmark scripts.
+"""Runs cogmem itself on the evaluation sets (design §8); shared by the benchmark scripts.
 
 * LoCoMo: each conversation its own in-process store, each turn an episodic memory
   (``"speaker: text"``, created at its session's date, added in dialogue order), every question

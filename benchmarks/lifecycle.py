@@ -6,7 +6,7 @@ an episodic memory created at its session's date), then, as of its last session 
 * ``unconsolidated``: every question searched on the store as it is;
 * ``consolidated``: :meth:`cogmem.CognitiveMemory.consolidate` at that time (default extractive
   summarizer), then every question searched without and with ``deep_recall`` (the default, and
-  with ``deep_recall_scope="score"``: SPEC §3's plain × 0.5, for the record).
+  with ``deep_recall_scope="score"``: the plain × 0.5 (design §3), for the record).
 
 Reported: active memories before/after, groups formed, recall@10 / hit@10 for the three, and
 the target: consolidation shrinks the active set while deep recall stays within 0.02 of the
@@ -77,7 +77,7 @@ def run(days: float, conversations: int | None = None) -> dict[str, Any]:
         sizes["active_after"] += len(mem.memories())
         ask("consolidated", False)
         ask("deep", True)
-        mem.config = config.replace(deep_recall_scope="score")  # SPEC §3 literally: score × 0.5
+        mem.config = config.replace(deep_recall_scope="score")  # the plain formula: score × 0.5
         ask("deep_spec_literal", True)
         mem.close()
     overall = {key: summarize_locomo(r)["overall"] for key, r in rows.items()}
@@ -93,7 +93,7 @@ def run(days: float, conversations: int | None = None) -> dict[str, Any]:
             "unconsolidated": overall["unconsolidated"],
             "consolidated (normal search)": overall["consolidated"],
             "consolidated + deep_recall": overall["deep"],
-            "consolidated + deep_recall, penalty on the score (SPEC literal)": overall[
+            "consolidated + deep_recall, penalty on the score (plain formula)": overall[
                 "deep_spec_literal"
             ],
         },

@@ -1,4 +1,4 @@
-"""LoCoMo retrieval (SPEC §8): cogmem's modes with decay on and off, against LangChain and
+"""LoCoMo retrieval (design §8): cogmem's modes with decay on and off, against LangChain and
 LlamaIndex over the same all-MiniLM-L6-v2 vectors. Prints one JSON object.
 
     python benchmarks/locomo.py

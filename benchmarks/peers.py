@@ -200,9 +200,8 @@ def __getattr__(name: str) -> Any:  # lazy access to the adapter classes themsel
 
 def _chroma_client() -> chromadb.ClientAPI:
     import chromadb
-    from chromadb.config import Settings
 
-    return chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    return chromadb.EphemeralClient()
 
 
 def _new_collection_name(prefix: str) -> str:

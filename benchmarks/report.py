@@ -445,7 +445,8 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
         "make bench        # = .venv/bin/python benchmarks/report.py",
         "```",
         "",
-        "The evaluation data is read from `../shared/data` (`COGMEM_DATA` overrides it). "
+        "The evaluation data is read from `$COGMEM_DATA` (default `~/.cache/cogmem/data`; "
+        "`make data` downloads it there). "
         "Each benchmark's own command, date, commit and machine are listed under "
         "[Provenance](#provenance).",
         "",

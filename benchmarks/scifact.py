@@ -1,10 +1,11 @@
-"""SciFact retrieval quality (SPEC §8): nDCG@10 of cogmem's modes against LangChain and LlamaIndex
+"""SciFact retrieval quality (design §8): nDCG@10 of cogmem's modes against LangChain and LlamaIndex
 over the same all-MiniLM-L6-v2 vectors. Prints one JSON object.
 
-    /tmp/venv/bin/python benchmarks/scifact.py [--variants] [--peers a,b | --no-peers]
+    python benchmarks/scifact.py [--variants] [--peers a,b | --no-peers]
         [--quantize dynamic|none] [--out file.json]
 
-Data: BEIR SciFact (``../shared/data/scifact``), the 809 claims judged in ``qrels/train.tsv``
+Data: BEIR SciFact (``scifact/`` of ``$COGMEM_DATA``; ``make data``), the 809 claims judged in
+``qrels/train.tsv``
 against the full corpus of 5,183 abstracts. Each abstract is one ``semantic`` memory whose text is
 ``title + " " + text`` (BEIR's own convention, :func:`benchmarks.common.load_scifact`), the same
 text for every system. Abstracts carry no date: every memory is created at :data:`CREATED_AT` and

@@ -1,4 +1,4 @@
-"""Speed and memory of cogmem against its peers (SPEC §8); prints one JSON object on stdout.
+"""Speed and memory of cogmem against its peers (design §8); prints one JSON object on stdout.
 
 Systems, all on a Chroma ``PersistentClient`` in a temporary folder, all fed the SAME
 precomputed vectors (random unit float32 vectors of dimension 384, seeded; speed does not depend
@@ -38,7 +38,7 @@ repetition), so one process runs at a time and every system is timed over the sa
 Run from the project root::
 
     python benchmarks/speed.py --quick                 # N = 2,000 smoke test (~1 min)
-    python benchmarks/speed.py --sizes 10000,100000    # the SPEC sizes (~30-40 min)
+    python benchmarks/speed.py --sizes 10000,100000    # the target sizes (~30-40 min)
 
 Progress goes to stderr. ``--systems`` picks systems, ``--workdir`` keeps the stores. The driver
 first copies cogmem and these modules into its temporary folder and runs every worker from that
@@ -73,6 +73,7 @@ for _p in (os.environ.get("COGMEM_CORE") or str(_ROOT / "core"), str(_ROOT)):
         sys.path.insert(0, _p)
 
 from benchmarks.common import load_locomo, percentiles, rss_peak_mb  # noqa: E402
+from benchmarks.data import data_dir  # noqa: E402
 
 SYSTEMS = ("cogmem", "chroma", "langchain", "llamaindex")
 PEERS = ("chroma", "langchain", "llamaindex")
@@ -82,7 +83,6 @@ TOP_K = 10
 WARMUP = 5
 SEED = 8
 QUERY_SEED = 9
-_DATA = _ROOT.parent / "shared" / "data"
 
 Number = float | int | None
 
@@ -95,21 +95,16 @@ def log(msg: str) -> None:
 # Data
 
 
-def _data_dir() -> Path:
-    env = os.environ.get("COGMEM_DATA")
-    return Path(env) if env else _DATA
-
-
 def base_sentences() -> list[str]:
     """Distinct SciFact abstract sentences (split on ". ") and LoCoMo turns, shuffled (seeded)."""
     seen: dict[str, None] = {}
-    with (_data_dir() / "scifact" / "corpus.jsonl").open(encoding="utf-8") as fh:
+    with (data_dir() / "scifact" / "corpus.jsonl").open(encoding="utf-8") as fh:
         for line in fh:
             for sentence in str(json.loads(line).get("text") or "").split(". "):
                 sentence = sentence.strip()
                 if len(sentence) >= 20:
                     seen[sentence] = None
-    for conversation in load_locomo(_data_dir() / "locomo" / "dev.jsonl"):
+    for conversation in load_locomo(data_dir() / "locomo" / "dev.jsonl"):
         for turn in conversation.turns:
             seen[turn.text] = None
     out = list(seen)
@@ -124,7 +119,7 @@ def memory_text(base: Sequence[str], i: int) -> str:
 
 
 def query_texts(count: int) -> list[str]:
-    with (_data_dir() / "scifact" / "queries.jsonl").open(encoding="utf-8") as fh:
+    with (data_dir() / "scifact" / "queries.jsonl").open(encoding="utf-8") as fh:
         texts = [str(json.loads(line)["text"]) for line in fh]
     if count > len(texts):
         raise SystemExit(f"only {len(texts)} SciFact queries, asked for {count}")
@@ -632,7 +627,7 @@ _SNAPSHOT: Path | None = None
 
 def _worker_command(argv: list[str]) -> tuple[list[str], dict[str, str]]:
     script = (_SNAPSHOT or _ROOT) / "benchmarks" / "speed.py"
-    env = dict(os.environ, COGMEM_DATA=str(_data_dir().resolve()))
+    env = dict(os.environ, COGMEM_DATA=str(data_dir().resolve()))
     if _SNAPSHOT is not None:
         env["COGMEM_CORE"] = str(_SNAPSHOT / "core")
     return [sys.executable, str(script), *argv], env
@@ -821,7 +816,7 @@ def _target(value: Number, limit: Number, check: Callable[[float, float], bool])
 
 
 def targets(systems: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The SPEC targets (official at 100k; smaller sizes shown for information).
+    """The targets (official at 100k; smaller sizes shown for information).
 
     ``pass`` is ``None`` when a figure is missing (a system was not run or its worker failed).
     """

@@ -1,4 +1,4 @@
-"""Knowledge updates (SPEC §8): the share of cases whose current version is in the top 10 above
+"""Knowledge updates (design §8): the share of cases whose current version is in the top 10 above
 every stale version, with decay on and off, for each mode. Prints one JSON object.
 
     python benchmarks/updates.py

@@ -14,7 +14,7 @@ Any LangChain ``Embeddings`` can be cogmem's embedder as it is:
 ``CognitiveMemory(embedder=OpenAIEmbeddings())``.
 
 The adapters only convert types and call the public ``cogmem`` API; no scoring happens here.
-Install with ``pip install 'cogmem[langchain]'``. Each class is imported on first use, so
+Install with ``pip install '.[langchain]'`` in the checkout. Each class is imported on first use, so
 ``from langchain_cogmem import CognitiveMemoryRetriever`` needs only ``langchain-core``; the
 conversation memory also needs ``langchain-classic`` and the store ``langgraph``.
 """
@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+from cogmem.wording import install_hint
 
 from .errors import ConflictDetectorError, SummarizerError
 
@@ -95,7 +97,7 @@ def __getattr__(name: str) -> Any:
     except ImportError as exc:
         raise ImportError(
             f"langchain_cogmem.{name} needs {package} ({exc}); "
-            "install the adapters with: pip install 'cogmem[langchain]'"
+            f"install the adapters with: {install_hint('langchain')}"
         ) from exc
     value = getattr(module, name)
     globals()[name] = value

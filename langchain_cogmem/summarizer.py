@@ -13,6 +13,7 @@ from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
 from cogmem import InvalidInputError, InvalidTypeError
+from cogmem.wording import counted
 
 from ._models import check_model, model_name, prompt_template, reply_text
 from .errors import SummarizerError
@@ -71,6 +72,7 @@ def summarizer_from(
 
     def summarize(texts: list[str]) -> str:
         items = _check_texts(texts)
+        what = counted(len(items), "memory", "memories")
         variables = {
             MEMORIES_VARIABLE: "\n".join(f"- {t}" for t in items),
             "count": len(items),
@@ -80,7 +82,7 @@ def summarizer_from(
             reply = chain.invoke(values)
         except Exception as exc:
             raise SummarizerError(
-                f"the summarizer model {name} failed on {len(items)} memories "
+                f"the summarizer model {name} failed on {what} "
                 f"({type(exc).__name__}: {exc}); the memories are unchanged",
                 items,
             ) from exc
@@ -94,8 +96,8 @@ def summarizer_from(
         summary = summary.strip()
         if not summary:
             raise SummarizerError(
-                f"the summarizer model {name} returned no text for {len(items)} "
-                "memories; the memories are unchanged",
+                f"the summarizer model {name} returned no text for "
+                f"{what}; the memories are unchanged",
                 items,
             )
         return summary

@@ -17,14 +17,16 @@
   :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
 
 The adapters only convert types and call the public ``cogmem`` API; the scoring is the core's.
-Install with ``pip install 'cogmem[llamaindex]'``. Each adapter is imported on first use, so
-``import llamaindex_cogmem`` (and ``import cogmem``) never imports LlamaIndex by itself.
+Install with ``pip install '.[llamaindex]'`` in the checkout. Each adapter is imported on first
+use, so ``import llamaindex_cogmem`` (and ``import cogmem``) never imports LlamaIndex by itself.
 """
 
 from __future__ import annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
+
+from cogmem.wording import install_hint
 
 from .errors import (
     ConflictDetectorError,
@@ -106,7 +108,7 @@ def __getattr__(name: str) -> Any:
     except ImportError as exc:
         raise ImportError(
             f"llamaindex_cogmem.{name} needs llama-index-core ({exc}); "
-            "install the adapters with: pip install 'cogmem[llamaindex]'"
+            f"install the adapters with: {install_hint('llamaindex')}"
         ) from exc
     value = getattr(module, name)
     globals()[name] = value

@@ -183,7 +183,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
         )
 
     def _pack(self, results: list[SearchResult], moment: datetime) -> str:
-        """Greedy packing by line in score order (SPEC §4), counted as joined text.
+        """Greedy packing by line in score order (design §4), counted as joined text.
 
         A memory whose text spans several lines is rendered on one (its line breaks become
         spaces), so that every line of the block is one memory.

@@ -1,6 +1,6 @@
 """``RetentionPostprocessor``: cogmem's decay applied to nodes from any LlamaIndex retriever.
 
-For each node, with its retriever's score as the relevance (SPEC §2–3)::
+For each node, with its retriever's score as the relevance (design §2–3)::
 
     score' = relevance · R^(α · s_type)
     R      = max(floor_type, exp(-Δt / (S · B · β_type)))      (pinned: R = 1)

@@ -13,6 +13,7 @@ from llama_index.core.llms.llm import LLM
 from llama_index.core.prompts import BasePromptTemplate, ChatPromptTemplate
 
 from cogmem import InvalidInputError, InvalidTypeError
+from cogmem.wording import counted
 
 from ._models import check_llm, model_name, prompt_template
 from .errors import SummarizerError
@@ -72,6 +73,7 @@ def summarizer_from(
 
     def summarize(texts: list[str]) -> str:
         items = _check_texts(texts)
+        what = counted(len(items), "memory", "memories")
         variables = {
             MEMORIES_VARIABLE: "\n".join(f"- {t}" for t in items),
             "count": str(len(items)),
@@ -81,7 +83,7 @@ def summarizer_from(
             reply = llm.predict(template, **values)
         except Exception as exc:
             raise SummarizerError(
-                f"the summarizer LLM {name} failed on {len(items)} memories "
+                f"the summarizer LLM {name} failed on {what} "
                 f"({type(exc).__name__}: {exc}); the memories are unchanged",
                 items,
             ) from exc
@@ -94,7 +96,7 @@ def summarizer_from(
         summary = reply.strip()
         if not summary:
             raise SummarizerError(
-                f"the summarizer LLM {name} returned no text for {len(items)} memories; "
+                f"the summarizer LLM {name} returned no text for {what}; "
                 "the memories are unchanged",
                 items,
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -12,6 +12,26 @@ from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.testing import HashingEmbedder
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def needs_data(*relative: str) -> Callable[[Any], Any]:
+    """Mark a test that needs evaluation data (``locomo/dev.jsonl``, ``scifact``, ...): marked
+    ``data`` (``pytest -m data`` runs those), and skipped, saying how to get the data, when it
+    is not in ``$COGMEM_DATA`` (default ``~/.cache/cogmem/data``)."""
+    from benchmarks.data import DataMissing, dataset
+
+    missing = []
+    for name in relative:
+        try:
+            dataset(name)
+        except DataMissing as exc:
+            missing.append(str(exc))
+
+    def apply(test: Any) -> Any:
+        test = pytest.mark.data(test)
+        return pytest.mark.skipif(bool(missing), reason="; ".join(missing))(test)
+
+    return apply
 
 
 @pytest.fixture

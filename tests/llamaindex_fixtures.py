@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 
 import chromadb
-from chromadb.config import Settings
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.schema import TextNode
@@ -28,7 +27,7 @@ def chroma_index(
     nodes: Sequence[TextNode], embed_model: BaseEmbedding | None = None
 ) -> VectorStoreIndex:
     """A ``VectorStoreIndex`` on an embedded Chroma collection of its own, holding ``nodes``."""
-    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    client = chromadb.EphemeralClient()
     collection = client.create_collection(f"li-test-{uuid.uuid4().hex[:12]}")
     store = ChromaVectorStore(chroma_collection=collection)
     return VectorStoreIndex(

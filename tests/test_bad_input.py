@@ -493,6 +493,21 @@ def test_named_errors_for_classic_mistakes(memory: CognitiveMemory) -> None:
     assert snapshot(memory) == before
 
 
+def test_one_write_names_the_field_and_a_batch_names_the_item(memory: CognitiveMemory) -> None:
+    before = snapshot(memory)
+    for call in (memory.add, memory.write):
+        with pytest.raises(InvalidTypeError) as one:
+            call(3, now=NOW)  # type: ignore[arg-type]
+        assert str(one.value) == "text must be a str, got int"
+        with pytest.raises(InvalidInputError) as bad:
+            call("ok", importance=2, now=NOW)
+        assert str(bad.value) == "importance must be in [0, 1], got 2"
+    with pytest.raises(InvalidTypeError) as batch:
+        memory.add_many(["fine", {"text": 3}], now=NOW)
+    assert str(batch.value) == "item 1: text must be a str, got int"
+    assert snapshot(memory) == before
+
+
 # --- inputs that once broke the contract, one reproducer each --------------------------------
 
 

@@ -30,10 +30,9 @@ from benchmarks.common import (
     summarize_locomo,
     update_success,
 )
+from tests.conftest import needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
-HAVE_DATA = (common.data_dir() / "locomo" / "dev.jsonl").exists()
-needs_data = pytest.mark.skipif(not HAVE_DATA, reason="shared evaluation data not found")
 
 
 # ------------------------------------------------------------------------------------ loaders
@@ -44,7 +43,7 @@ def locomo() -> list[Conversation]:
     return load_locomo()
 
 
-@needs_data
+@needs_data("locomo/dev.jsonl")
 def test_locomo_counts(locomo: list[Conversation]) -> None:
     assert [c.sample_id for c in locomo] == ["conv-26", "conv-30", "conv-41", "conv-42"]
     assert sum(len(c.turns) for c in locomo) == 2080
@@ -57,7 +56,7 @@ def test_locomo_counts(locomo: list[Conversation]) -> None:
         assert all(e in ids for q in c.questions for e in q.evidence)
 
 
-@needs_data
+@needs_data("locomo/dev.jsonl")
 def test_locomo_turns_and_now(locomo: list[Conversation]) -> None:
     first = locomo[0].turns[0]
     assert first == Turn(
@@ -87,7 +86,6 @@ def test_parse_session_date() -> None:
         parse_session_date("2023-05-08")
 
 
-@needs_data
 def test_load_updates() -> None:
     cases = load_updates()
     assert len(cases) == 200
@@ -102,7 +100,7 @@ def test_load_updates() -> None:
     assert first.id == "u1-0" and first.current == "u1-0-1" and first.stale == ("u1-0-0",)
 
 
-@needs_data
+@needs_data("scifact")
 def test_load_scifact() -> None:
     corpus, queries, qrels = load_scifact()
     assert len(corpus) == 5183
@@ -117,7 +115,8 @@ def test_data_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("COGMEM_DATA", str(tmp_path))
     assert common.data_dir() == tmp_path
     monkeypatch.delenv("COGMEM_DATA")
-    assert common.data_dir() == ROOT.parent / "shared" / "data"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert common.data_dir() == tmp_path / "cache" / "cogmem" / "data"  # never ../shared
 
 
 # ------------------------------------------------------------------------------------ metrics
@@ -191,7 +190,7 @@ def test_summarize_locomo() -> None:
     assert pre["by_category"]["temporal"]["n"] == 1
 
 
-@needs_data
+@needs_data("locomo/dev.jsonl")
 def test_bm25_reference_reproduces_readme(locomo: list[Conversation]) -> None:
     """The data README's BM25Okapi figures pin down the loader and the metrics together."""
     import re

@@ -88,7 +88,7 @@ def test_stats_counts_by_type_and_status_with_a_retention_histogram(
     assert code == 0 and err == ""
     assert f"store {store}, collection 'cogmem'" in out
     assert "namespace 'default': 4 memories (1 pinned, 4 never recalled)" in out
-    assert "namespace 'user-2': 1 memories" in out
+    assert "namespace 'user-2': 1 memory (0 pinned" in out  # one, not "1 memories"
     default = out.split("namespace 'user-2'")[0]
     table = [line.split() for line in default.splitlines() if line[:2] == "  " and line[2] != " "]
     rows = {cells[0]: cells[1:] for cells in table}
@@ -106,7 +106,8 @@ def test_stats_counts_by_type_and_status_with_a_retention_histogram(
 def test_stats_of_one_namespace(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(["stats", "--path", str(store), "--namespace", "user-2"], capsys)
     assert code == 0
-    assert "namespace 'user-2': 1 memories" in out and "'default'" not in out
+    assert "namespace 'user-2': 1 memory (0 pinned" in out  # one, not "1 memories"
+    assert "'default'" not in out
 
 
 def test_search_explains_and_never_reinforces(
@@ -311,10 +312,40 @@ def test_a_malformed_import_line_exits_1_and_stores_nothing(
 
 
 def test_demo_is_still_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[bool] = []
-    monkeypatch.setattr("cogmem.demo.run_demo", lambda: calls.append(True))
-    assert main(["demo"]) == 0 and calls == [True]
+    calls: list[Path] = []
+    monkeypatch.setattr("cogmem.demo.run_demo", lambda **kw: calls.append(kw["folder"]))
+    assert main(["demo"]) == 0 and calls == [Path("cogmem-demo")]
+    assert main(["demo", "--path", "elsewhere"]) == 0 and calls[-1] == Path("elsewhere")
     assert cli_module.build_parser().parse_args(["demo"]).command == "demo"
+
+
+def test_the_demo_keeps_its_store_and_never_touches_a_folder_it_did_not_make(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    embedder = HashingEmbedder()
+    folder = tmp_path / "demo"
+    assert main(["demo", "--path", str(folder)], embedder=embedder) == 0
+    out = capsys.readouterr().out
+    assert f"The store stays in {folder}" in out
+    code, out, _ = _run(["stats", "--path", str(folder)], capsys)
+    assert code == 0 and "13 memories" in out
+    # Run again: its own earlier store is emptied and filled again, not added to.
+    assert main(["demo", "--path", str(folder)], embedder=embedder) == 0
+    assert "an earlier demo's store was there: emptied first" in capsys.readouterr().out
+    code, out, _ = _run(["stats", "--path", str(folder)], capsys)
+    assert "13 memories" in out
+    # Anything else is refused (exit 2) and left exactly as it was.
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me", encoding="utf-8")
+    code, _, err = _run(["demo", "--path", str(foreign)], capsys)
+    assert code == 2 and "was not made by the demo" in err
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    assert (foreign / "notes.txt").read_text(encoding="utf-8") == "keep me"
+    a_file = tmp_path / "file"
+    a_file.write_text("x", encoding="utf-8")
+    code, _, err = _run(["demo", "--path", str(a_file)], capsys)
+    assert code == 2 and "is a file" in err and a_file.read_text(encoding="utf-8") == "x"
 
 
 def test_python_dash_m_cogmem_in_a_real_process(store: Path, tmp_path: Path) -> None:
@@ -438,9 +469,9 @@ def test_consolidate_dry_run_shows_groups_and_writes_nothing(
     before = _snapshot(folder)
     code, out, _ = _run(["consolidate", "--path", str(folder), "--now", later, "--dry-run"], capsys)
     assert code == 0 and _snapshot(folder) == before
-    assert out.splitlines()[0] == "3 faded memories; would merge 2 into 1 summaries"
+    assert out.splitlines()[0] == "3 faded memories; would merge 2 into 1 summary"
     assert "from g1, g2" in out
     code, out, _ = _run(["consolidate", "--path", str(folder), "--now", later], capsys)
-    assert code == 0 and out.startswith("3 faded memories; merged 2 into 1 summaries")
+    assert code == 0 and out.startswith("3 faded memories; merged 2 into 1 summary")
     with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as memory:
         assert memory.get("g1").status == "superseded"

@@ -1,4 +1,4 @@
-"""CognitiveMemoryConfig: SPEC defaults, and a clear error naming the field for bad values."""
+"""CognitiveMemoryConfig: the defaults of docs/design.md, and errors naming the field."""
 
 from __future__ import annotations
 

@@ -257,9 +257,7 @@ def test_merged_never_loses_a_flag_or_a_later_rehearsal() -> None:
 # ------------------------------------------------------------------------------ the write path
 def test_a_correction_is_kept_and_answers_first(memory: CognitiveMemory) -> None:
     old = memory.write(FLIGHT, memory_type="semantic", now=NOW - 9 * DAY)
-    new = memory.write(
-        "The user's flight to Lisbon is on May 13.", memory_type="semantic", now=NOW
-    )
+    new = memory.write("The user's flight to Lisbon is on May 13.", memory_type="semantic", now=NOW)
     assert old.action == "stored" and new.action == "new_version"
     assert new.existing_id == old.id and new.changes == ("'3' -> '13'",)
     assert new.id != old.id and len(memory) == 2
@@ -391,9 +389,12 @@ def _fact(draw: st.DrawFn) -> tuple[str, dict[str, str], str]:
 
 def _changed(template: str, values: dict[str, str], slot: str, how: str) -> str:
     if how == "negation":
-        return template.format(**values).replace(" is ", " is not ", 1).replace(
-            " moved ", " never moved ", 1
-        ).replace(" takes ", " no longer takes ", 1)
+        return (
+            template.format(**values)
+            .replace(" is ", " is not ", 1)
+            .replace(" moved ", " never moved ", 1)
+            .replace(" takes ", " no longer takes ", 1)
+        )
     pools = {"c": _CITIES, "m": _MONTHS, "n": _NAMES}
     other = dict(values)
     if how == "name":

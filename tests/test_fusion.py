@@ -1,4 +1,4 @@
-"""Reciprocal rank fusion and weighted score fusion (SPEC §3)."""
+"""Reciprocal rank fusion and weighted score fusion (design §3)."""
 
 from __future__ import annotations
 

@@ -88,9 +88,11 @@ def test_persisted_store_with_the_real_model(tmp_path: Path, minilm: MiniLMEmbed
     assert after == before and before
 
 
-def test_the_demo_runs_offline_and_shows_what_it_promises(minilm: MiniLMEmbedder) -> None:
+def test_the_demo_runs_offline_and_shows_what_it_promises(
+    minilm: MiniLMEmbedder, tmp_path: Path
+) -> None:
     lines: list[str] = []
-    run_demo(lines.append, embedder=minilm)
+    run_demo(lines.append, folder=tmp_path / "demo", embedder=minilm)
     text = "\n".join(lines)
     assert "same results for every query: True" in text
     # the database question: the newer fact first, the old one penalised as an older version

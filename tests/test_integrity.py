@@ -256,9 +256,7 @@ def _data_regions(data: bytes) -> list[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("seed", range(24))
-def test_a_garbled_records_file_is_rebuilt_and_never_written_back(
-    folder: Path, seed: int
-) -> None:
+def test_a_garbled_records_file_is_rebuilt_and_never_written_back(folder: Path, seed: int) -> None:
     with CognitiveMemory(path=folder, embedder=HashingEmbedder(64)) as mem:
         mem.add_many(
             [MemoryInput(f"fact {i}: the ferry leaves at {i}", id=f"m{i}") for i in range(20)],

@@ -1,4 +1,4 @@
-"""The memory lifecycle (SPEC §2, §6) over simulated months, on real embedded Chroma."""
+"""The memory lifecycle (design §2, §6) over simulated months, on real embedded Chroma."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RetentionPostprocessor: SPEC §2–3 on nodes from any retriever, and why not TimeWeighted."""
+"""RetentionPostprocessor: design §2–3 on nodes from any retriever, and why not TimeWeighted."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def node(
 def expected(
     score: float, age_days: float, tau: float = TAU, alpha: float = ALPHA, floor: float = 0.02
 ) -> float:
-    """score · R^α with R = max(floor, exp(-Δt/τ)) (SPEC §2–3, computed by hand)."""
+    """score · R^α with R = max(floor, exp(-Δt/τ)) (design §2–3, computed by hand)."""
     return float(score * max(floor, math.exp(-age_days / tau)) ** alpha)
 
 

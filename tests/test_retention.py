@@ -1,4 +1,4 @@
-"""Retention, reinforcement and the retention-exponent score: SPEC §2–3 and seed 001's tables."""
+"""Retention, reinforcement and the retention-exponent score: design §2–3 and seed 001's tables."""
 
 from __future__ import annotations
 

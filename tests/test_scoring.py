@@ -1,4 +1,4 @@
-"""The score: calibrated relevance · R^(α·s_type) · penalties, with an explanation (SPEC §3)."""
+"""The score: calibrated relevance · R^(α·s_type) · penalties, with an explanation (design §3)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import timedelta
 import numpy as np
 import pytest
 
-from cogmem import CognitiveMemoryConfig, MemoryRecord
+from cogmem import CognitiveMemory, CognitiveMemoryConfig, MemoryRecord
 from cogmem.scoring import Candidate, effective_exponent, score_candidates
 from tests.conftest import NOW
 
@@ -93,7 +93,7 @@ def test_deep_recall_penalty_and_pinned() -> None:
     factor = 0.5**0.3
     assert results[0].explanation.penalties == {"deep_recall": pytest.approx(factor)}
     assert results[0].score == pytest.approx(0.8 * results[0].explanation.decay_factor * factor)
-    literal = CFG.replace(deep_recall_scope="score")  # SPEC §3 as written: the score × 0.5
+    literal = CFG.replace(deep_recall_scope="score")  # the plain formula: the score × 0.5
     results = score_candidates([sup], mode="dense", now=NOW, config=literal)
     assert results[0].explanation.penalties == {"deep_recall": 0.5}
     assert results[0].score == pytest.approx(0.8 * results[0].explanation.decay_factor * 0.5)
@@ -158,3 +158,16 @@ def test_version_penalty_ramps_with_similarity() -> None:
     assert pair(0.50) == pytest.approx((r_old / r_new) ** (2.0 * (0.50 - 0.40) / 0.30))
     assert pair(0.90) == pytest.approx((r_old / r_new) ** 2.0)  # a near-paraphrase: full strength
     assert pair(0.90) < pair(0.50) < 1.0
+
+
+def test_a_negative_bm25_score_is_explained_not_printed_bare(mem: CognitiveMemory) -> None:
+    # One memory: every word is in "most memories", so rank_bm25's idf (and the score) is < 0.
+    mem.add("The user prefers dark mode", now=NOW)
+    (result,) = mem.search("dark mode", now=NOW, reinforce=False)
+    assert result.explanation.bm25 is not None and result.explanation.bm25 < 0
+    text = str(result.explanation)
+    assert "bm25 #1 (score -" in text and "its words are in most memories, so idf ≤ 0" in text
+    mem.add_many(["Paid the electricity bill", "Booked a dentist appointment"], now=NOW)
+    best = mem.search("dark mode", now=NOW, reinforce=False)[0]
+    assert best.explanation.bm25 is not None and best.explanation.bm25 > 0
+    assert f"bm25 #1 {best.explanation.bm25:.2f})" in str(best.explanation)

@@ -327,9 +327,7 @@ def same_results(got: list[list[tuple[str, float]]], want: list[list[tuple[str, 
     """The same ids in order, the same scores up to float32 rounding (adds still held are
     scanned exactly; once in Chroma, its normalised copies give cosines ~1e-7 apart)."""
     return [[i for i, _ in r] for r in got] == [[i for i, _ in r] for r in want] and all(
-        a == pytest.approx(b, abs=1e-6)
-        for g, w in zip(got, want)
-        for (_, a), (_, b) in zip(g, w)
+        a == pytest.approx(b, abs=1e-6) for g, w in zip(got, want) for (_, a), (_, b) in zip(g, w)
     )
 
 

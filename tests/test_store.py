@@ -8,7 +8,6 @@ from typing import Any
 import chromadb
 import numpy as np
 import pytest
-from chromadb.config import Settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -144,7 +143,7 @@ filter_sets = st.fixed_dictionaries(
 
 @pytest.fixture(scope="module")
 def collection() -> Any:
-    client = chromadb.EphemeralClient(settings=Settings(anonymized_telemetry=False))
+    client = chromadb.EphemeralClient()
     return client.get_or_create_collection(
         "filter-agreement", embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
     )

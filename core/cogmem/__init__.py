@@ -11,6 +11,7 @@ scored what it scored.
 """
 
 from .config import CognitiveMemoryConfig
+from .consolidation import ConsolidationGroup, ConsolidationReport, MaintenanceReport
 from .embedding import Embedder, MiniLMEmbedder
 from .errors import (
     CogmemConnectionError,
@@ -44,6 +45,8 @@ __all__ = [
     "CognitiveMemory",
     "CognitiveMemoryConfig",
     "ConfigError",
+    "ConsolidationGroup",
+    "ConsolidationReport",
     "DimensionMismatchError",
     "DiskFullError",
     "DuplicateIdError",
@@ -53,6 +56,7 @@ __all__ = [
     "InvalidInputError",
     "InvalidTypeError",
     "JudgeError",
+    "MaintenanceReport",
     "MemoryInput",
     "MemoryNotFoundError",
     "MemoryRecord",

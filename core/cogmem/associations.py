@@ -1,4 +1,4 @@
-"""Associations between memories: co-retrieval links, their decay, spreading activation (SPEC §6).
+"""Associations between memories: co-retrieval links, their decay, spreading activation (design §6).
 
 A memory's ``links`` map other memory ids to a weight in (0, 1], written at
 ``links_updated_at``. Weights fade with time and grow when two memories are recalled together::

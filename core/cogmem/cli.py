@@ -2,7 +2,7 @@
 
 ::
 
-    cogmem demo
+    cogmem demo [--path DIR]                                       (default ./cogmem-demo)
     cogmem stats  --path DIR [--namespace NS] [--now ISO]
     cogmem search "query" --path DIR [--explain] [--top-k N] [--mode hybrid|dense|lexical]
                                      [--deep-recall] [--now ISO]
@@ -30,6 +30,7 @@ import os
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from .embedding import Embedder
@@ -45,6 +46,7 @@ from .inspection import (
     open_memory,
 )
 from .memory import CognitiveMemory
+from .wording import counted
 
 if TYPE_CHECKING:
     from .transfer import ExportFile
@@ -96,7 +98,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="cogmem", description="cogmem: long-term memory for LLM agents"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("demo", help="fill a store with an agent history and show how it recalls")
+    demo = sub.add_parser(
+        "demo",
+        help="fill a store with an agent history and show how it recalls",
+        description="Fill a persistent store with a short agent history, search it with "
+        "explanations, and leave it for the other commands to look into.",
+    )
+    demo.add_argument(
+        "--path",
+        metavar="DIR",
+        default="cogmem-demo",
+        help="the store's folder: new, empty, or an earlier demo's (default ./cogmem-demo)",
+    )
 
     store = argparse.ArgumentParser(add_help=False)
     where = store.add_argument_group("store")
@@ -213,7 +226,7 @@ def main(argv: Sequence[str] | None = None, *, embedder: Embedder | None = None)
         if args.command == "demo":
             from .demo import run_demo
 
-            run_demo()
+            run_demo(folder=Path(args.path), embedder=embedder)
             return 0
         return _run(args, embedder)
     except (UsageError, StoreUnavailableError) as exc:
@@ -335,8 +348,8 @@ def _consolidate(memory: CognitiveMemory, args: argparse.Namespace) -> None:
     )
     verb = "would merge" if report.dry_run else "merged"
     print(
-        f"{report.candidates} faded memories; {verb} {len(report.superseded_ids)} into "
-        f"{len(report.groups)} summaries"
+        f"{counted(report.candidates, 'faded memory', 'faded memories')}; {verb} "
+        f"{len(report.superseded_ids)} into {counted(len(report.groups), 'summary', 'summaries')}"
     )
     for group in report.groups:
         print(f"- {group.summary_id} [{group.memory_type}] {group.text}")
@@ -356,7 +369,7 @@ def _export(memory: CognitiveMemory, args: argparse.Namespace) -> None:
     )
     if not args.quiet:
         into = "stdout" if args.file == "-" else args.file
-        _note(f"exported {count} memories to {into}")
+        _note(f"exported {counted(count, 'memory', 'memories')} to {into}")
 
 
 def _import(memory: CognitiveMemory, args: argparse.Namespace, export: ExportFile) -> None:
@@ -370,7 +383,7 @@ def _import(memory: CognitiveMemory, args: argparse.Namespace, export: ExportFil
         progress=not args.quiet,
     )
     if not args.quiet:
-        _note(f"imported {count} memories into {_where(args)}")
+        _note(f"imported {counted(count, 'memory', 'memories')} into {_where(args)}")
 
 
 def _note(message: str) -> None:

@@ -1,12 +1,13 @@
-"""Every tunable number of cogmem, with the defaults of SPEC §2–6, validated on construction."""
+"""Every tunable number of cogmem, with the defaults of design §2–6, validated on construction."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Literal
+
+from frozendict import frozendict
 
 from .errors import ConfigError
 
@@ -21,13 +22,13 @@ _FUSIONS = ("rrf", "weighted")
 _DECAY_MODELS = ("exponential", "power")
 _TYPES = ("episodic", "semantic", "procedural", "core")
 
-_DEFAULT_BETA: Mapping[str, float] = MappingProxyType(
+_DEFAULT_BETA: Mapping[str, float] = frozendict(
     {"episodic": 45.0, "semantic": 240.0, "procedural": math.inf, "core": 120.0}
 )
-_DEFAULT_SCALE: Mapping[str, float] = MappingProxyType(
+_DEFAULT_SCALE: Mapping[str, float] = frozendict(
     {"episodic": 0.1, "semantic": 1.0, "procedural": 1.0, "core": 1.0}
 )
-_DEFAULT_FLOOR: Mapping[str, float] = MappingProxyType(
+_DEFAULT_FLOOR: Mapping[str, float] = frozendict(
     {"episodic": 0.02, "semantic": 0.02, "procedural": 0.02, "core": 0.60}
 )
 
@@ -39,7 +40,7 @@ class CognitiveMemoryConfig:
     Every field is validated when the config is built; a bad value raises
     :class:`~cogmem.errors.ConfigError` naming the field. Use :meth:`replace` to derive variants.
 
-    Retention (SPEC §2)::
+    Retention (design §2)::
 
         R = max(floor, exp(-Δt / (S · B · β_type)))             decay_model="exponential"
         R = max(floor, (1 + Δt / (S · B · β_type)) ** -γ)       decay_model="power"
@@ -50,7 +51,7 @@ class CognitiveMemoryConfig:
 
         S += reinforcement_gain · min(reinforcement_max_multiplier, Δt / reinforcement_spacing_days)
 
-    Scoring (SPEC §3)::
+    Scoring (design §3)::
 
         score = relevance · R^(α · s_type) · penalties       (see cogmem.scoring)
     """
@@ -113,7 +114,7 @@ class CognitiveMemoryConfig:
     deep_recall_penalty: float = 0.5
     # "retention": an archived (superseded) memory is scored as if its retention were
     # multiplied by deep_recall_penalty, so the score factor is penalty^(α·s_type) (0.81 for
-    # facts, 0.98 for episodes); "score": SPEC §3 literally, the score × penalty. Measured in
+    # facts, 0.98 for episodes); "score": the plain formula, the score × penalty. Measured in
     # benchmarks/lifecycle.py: "score" buries consolidated originals (recall@10 0.705 -> 0.34).
     deep_recall_scope: Literal["retention", "score"] = "retention"
     contradiction_penalty: float = 0.3
@@ -167,13 +168,8 @@ class CognitiveMemoryConfig:
     hop_decay: float = 0.5
 
     def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "type_time_constant_days", MappingProxyType(dict(self.type_time_constant_days))
-        )
-        object.__setattr__(self, "retention_floor", MappingProxyType(dict(self.retention_floor)))
-        object.__setattr__(
-            self, "type_exponent_scale", MappingProxyType(dict(self.type_exponent_scale))
-        )
+        for name in ("type_time_constant_days", "retention_floor", "type_exponent_scale"):
+            object.__setattr__(self, name, frozendict(getattr(self, name)))
         self._validate()
 
     def replace(self, **changes: object) -> CognitiveMemoryConfig:

@@ -1,4 +1,4 @@
-"""Consolidation: faded memories that say the same thing become one summary (SPEC §6).
+"""Consolidation: faded memories that say the same thing become one summary (design §6).
 
 ::
 

@@ -1,4 +1,4 @@
-"""Fusing ranked candidate lists into one relevance in [0, 1]: SPEC §3, seeds 003 and 004.
+"""Fusing ranked candidate lists into one relevance in [0, 1]: design §3, seeds 003 and 004.
 
 Weighted reciprocal rank fusion, normalised by its largest possible value::
 

@@ -32,6 +32,7 @@ from .records import MEMORY_TYPES, STATUSES, MemoryRecord, SearchResult, ensure_
 from .retention import half_life_days, retention
 from .store import http_client
 from .transfer import record_to_json, stored_records
+from .wording import counted
 
 __all__ = [
     "DEFAULT_COLLECTION",
@@ -270,7 +271,7 @@ def format_stats(stats: Sequence[NamespaceStats], *, bins: int = 10, width: int 
     blocks = []
     for s in stats:
         lines = [
-            f"namespace {s.namespace!r}: {s.total} memories "
+            f"namespace {s.namespace!r}: {counted(s.total, 'memory', 'memories')} "
             f"({s.pinned} pinned, {s.never_recalled} never recalled)"
         ]
         if s.total:

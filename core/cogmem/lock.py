@@ -98,9 +98,7 @@ class FolderLock:
 
     def _readers_only(self) -> bool:
         """Whether the lock is held by readers only (a shared probe succeeds)."""
-        probe = filelock.ReadWriteLock(
-            self.folder / LOCK_NAME, blocking=False, is_singleton=False
-        )
+        probe = filelock.ReadWriteLock(self.folder / LOCK_NAME, blocking=False, is_singleton=False)
         try:
             probe.acquire_read()
         except filelock.Timeout:

@@ -1,4 +1,4 @@
-"""``CognitiveMemory``: the engine behind one small interface (SPEC §7).
+"""``CognitiveMemory``: the engine behind one small interface (design §7).
 
 It owns a Chroma collection (the source of truth), one incremental BM25 index per namespace
 (derived from Chroma, rebuilt or reconciled from it whenever it is absent or stale), and an
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -227,7 +227,7 @@ def _check_record(position: int, record: object) -> MemoryRecord:
 
 
 class CognitiveMemory:
-    """A long-term memory that forgets, reinforces and recalls like a person (SPEC §7).
+    """A long-term memory that forgets, reinforces and recalls like a person (design §7).
 
     Each namespace is its own Chroma collection (``collection`` for the default namespace,
     ``<collection>.ns.<hash>`` for the others), so that a search never filters by namespace
@@ -464,6 +464,23 @@ class CognitiveMemory:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # A memory is a handle to one open store (a locked folder, a server collection), like a
+    # database connection: copying it gives the same handle (so frameworks that deep-copy
+    # their components, e.g. a LangChain retriever's ``model_copy(deep=True)``, share the
+    # store instead of failing), and pickling it is refused with a reason.
+    def __copy__(self) -> CognitiveMemory:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> CognitiveMemory:
+        return self
+
+    def __reduce__(self) -> NoReturn:
+        raise InvalidTypeError(
+            "a CognitiveMemory is a handle to an open store and cannot be pickled; give each "
+            "process its own (CognitiveMemory(client=...) to share one store), or move its "
+            "memories with cogmem.transfer.export_jsonl / import_jsonl"
+        )
+
     def __len__(self) -> int:
         return sum(self.count(ns) for ns in self.namespaces())
 
@@ -587,7 +604,7 @@ class CognitiveMemory:
             A :class:`~cogmem.records.WriteOutcome`: the id, the action (``stored``,
             ``merged`` or ``new_version``), the memory merged into or updated, and what differs.
         """
-        return self.write_many(
+        return self._write(
             [
                 MemoryInput(
                     text=text,
@@ -603,7 +620,9 @@ class CognitiveMemory:
                     session_id=session_id,
                 )
             ],
-            now=now,
+            now,
+            None,
+            batch=False,
         )[0]
 
     def add_many(
@@ -641,11 +660,25 @@ class CognitiveMemory:
     ) -> list[WriteOutcome]:
         """:meth:`add_many`, with each item's :class:`~cogmem.records.WriteOutcome` (see
         :meth:`write`), in input order."""
-        moment = _resolve_now(now)
-        self._writes()
         if isinstance(items, (str, bytes)) or not isinstance(items, Iterable):
             raise InvalidTypeError("add_many takes an iterable of memories")
-        made = [self._record(i, item, moment) for i, item in enumerate(items)]
+        return self._write(list(items), now, progress, batch=True)
+
+    def _write(
+        self,
+        items: Sequence[MemoryInput | Mapping[str, Any] | str],
+        now: datetime | None,
+        progress: bool | None,
+        *,
+        batch: bool,
+    ) -> list[WriteOutcome]:
+        """:meth:`write_many`; error messages name the item only in a ``batch``."""
+        moment = _resolve_now(now)
+        self._writes()
+        made = [
+            self._record(f"item {i}: " if batch else "", item, moment)
+            for i, item in enumerate(items)
+        ]
         if not made:
             return []
         records = [r for r, _ in made]
@@ -911,55 +944,52 @@ class CognitiveMemory:
                 raise
 
     def _record(
-        self, position: int, item: MemoryInput | Mapping[str, Any] | str, now: datetime
+        self, label: str, item: MemoryInput | Mapping[str, Any] | str, now: datetime
     ) -> tuple[MemoryRecord, bool]:
-        """The record an input describes, and whether its id was given (not generated)."""
-        where = f"item {position}"
+        """The record an input describes, and whether its id was given (not generated).
+
+        ``label`` starts every error message: ``"item 3: "`` in a batch, ``""`` for one write.
+        """
         if isinstance(item, str):
             item = MemoryInput(text=item)
         elif isinstance(item, Mapping):
             unknown = sorted(set(item) - _INPUT_FIELDS)
             if unknown:
-                raise InvalidInputError(f"{where}: unknown field(s) {unknown}")
+                raise InvalidInputError(f"{label}unknown field(s) {unknown}")
             if "text" not in item:
-                raise InvalidInputError(f"{where}: missing 'text'")
+                raise InvalidInputError(f"{label}missing 'text'")
             item = MemoryInput(**item)
         elif not isinstance(item, MemoryInput):
             raise InvalidTypeError(
-                f"{where}: expected str, dict or MemoryInput, got {type(item).__name__}"
+                f"{label}expected str, dict or MemoryInput, got {type(item).__name__}"
             )
         cfg = self.config
-        text = _check_text(item.text, f"{where}: text")
+        text = _check_text(item.text, f"{label}text")
         memory_type = item.memory_type if item.memory_type is not None else cfg.default_memory_type
         if memory_type not in MEMORY_TYPES:
             raise InvalidInputError(
-                f"{where}: memory_type must be one of {', '.join(MEMORY_TYPES)}; "
-                f"got {memory_type!r}"
+                f"{label}memory_type must be one of {', '.join(MEMORY_TYPES)}; got {memory_type!r}"
             )
         importance = check_unit_interval(
             cfg.default_importance if item.importance is None else item.importance,
-            f"{where}: importance",
+            f"{label}importance",
         )
         confidence = check_unit_interval(
             cfg.default_confidence if item.confidence is None else item.confidence,
-            f"{where}: confidence",
+            f"{label}confidence",
         )
         if isinstance(item.tags, str) or not isinstance(item.tags, (list, tuple)):
-            raise InvalidTypeError(f"{where}: tags must be a list of str")
-        tags = tuple(dict.fromkeys(_check_name(t, f"{where}: tag") for t in item.tags))
+            raise InvalidTypeError(f"{label}tags must be a list of str")
+        tags = tuple(dict.fromkeys(_check_name(t, f"{label}tag") for t in item.tags))
         created_at = (
-            now
-            if item.created_at is None
-            else ensure_aware(item.created_at, f"{where}: created_at")
+            now if item.created_at is None else ensure_aware(item.created_at, f"{label}created_at")
         )
-        memory_id = str(uuid.uuid4()) if item.id is None else _check_name(item.id, f"{where}: id")
-        namespace = _check_name(item.namespace, f"{where}: namespace")
+        memory_id = str(uuid.uuid4()) if item.id is None else _check_name(item.id, f"{label}id")
+        namespace = _check_name(item.namespace, f"{label}namespace")
         if not isinstance(item.pinned, bool):
-            raise InvalidTypeError(f"{where}: pinned must be a bool")
+            raise InvalidTypeError(f"{label}pinned must be a bool")
         sessions = (
-            ()
-            if item.session_id is None
-            else (_check_name(item.session_id, f"{where}: session_id"),)
+            () if item.session_id is None else (_check_name(item.session_id, f"{label}session_id"),)
         )
         record = MemoryRecord(
             id=memory_id,
@@ -1060,7 +1090,7 @@ class CognitiveMemory:
         dry_run: bool = False,
         progress: bool | None = None,
     ) -> ConsolidationReport:
-        """Merge faded, similar memories into summaries (SPEC §6; see :mod:`cogmem.consolidation`).
+        """Merge faded, similar memories into summaries (design §6, :mod:`cogmem.consolidation`).
 
         Candidates are active, non-core, non-pinned memories with R(now) below
         ``consolidation_retention_threshold``; each group of 2 to ``consolidation_group_size``
@@ -1665,7 +1695,7 @@ class CognitiveMemory:
         allowed: Callable[[MemoryRecord], bool],
         now: datetime,
     ) -> list[Candidate]:
-        """Memories linked to the best-matching ones (spreading activation, SPEC §6): each
+        """Memories linked to the best-matching ones (spreading activation, design §6): each
         inherits ``relevance(seed) · Π (w · 0.5)`` along links of weight ≥ ``link_threshold``."""
         cfg = self.config
         if cfg.graph_expansion_hops <= 0:
@@ -2224,13 +2254,35 @@ def _make_client(path: str | Path | None) -> Any:
     import chromadb
     from chromadb.config import Settings
 
-    settings = Settings(anonymized_telemetry=False, allow_reset=False)
     if path is None:
-        return chromadb.EphemeralClient(settings=settings)
+        return _ephemeral_client()
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
     try:  # the folder exists and is locked (lock_folder)
         return chromadb.PersistentClient(path=str(path), settings=settings)
     except Exception as exc:  # Chroma's InternalError for a read-only folder, ...
         raise storage_error("opening the Chroma store", path, exc, chroma=True) from exc
+
+
+def _ephemeral_client() -> Any:
+    """Chroma's in-process client, sharing the process's one in-memory Chroma.
+
+    Chroma keeps one in-memory instance per process and refuses a second client whose settings
+    differ from the first one's (``An instance of Chroma already exists for ephemeral with
+    different settings``). So cogmem asks with Chroma's default settings, which is what
+    ``chromadb.EphemeralClient()`` and LlamaIndex's ``ChromaVectorStore`` set-up use, and when
+    the instance was started with other settings, joins it with those. Its collections are
+    named ``cogmem-<random>`` and dropped on close, so they never meet the caller's.
+    """
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    try:
+        return chromadb.EphemeralClient()
+    except ValueError as exc:
+        running = getattr(SharedSystemClient, "_identifier_to_system", {}).get("ephemeral")
+        if running is None or "different settings" not in str(exc):
+            raise chroma_error("starting Chroma in memory", exc) from exc
+        return chromadb.EphemeralClient(settings=running.settings)
 
 
 def _open_collection(client: Any, name: str, namespace: str, *, create: bool) -> Any:

@@ -1,4 +1,4 @@
-"""Assembling results for a prompt: token counting, budgeted packing, MMR, rendering (SPEC §4).
+"""Assembling results for a prompt: token counting, budgeted packing, MMR, rendering (design §4).
 
 Packing is greedy: results are taken in score order until ``top_k`` results or ``token_budget``
 tokens; a result that does not fit is skipped and the next one tried.
@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from .errors import CogmemError, InvalidInputError
 from .records import SearchResult
+from .wording import install_hint
 
 __all__ = [
     "TokenCounter",
@@ -46,7 +47,7 @@ def tiktoken_counter(encoding: str = "cl100k_base") -> TokenCounter:
         import tiktoken
     except ImportError as exc:
         raise CogmemError(
-            "token_counter='tiktoken' needs tiktoken: pip install 'cogmem[tiktoken]'"
+            f"token_counter='tiktoken' needs tiktoken: {install_hint('tiktoken')}"
         ) from exc
     try:
         enc = tiktoken.get_encoding(encoding)

@@ -1,4 +1,4 @@
-"""One-line charts of scores and forgetting curves (matplotlib: ``pip install 'cogmem[plot]'``).
+"""One-line charts of scores and forgetting curves (matplotlib: the ``plot`` extra).
 
 Every function draws on ``ax`` when given (else on a new figure) and returns the
 :class:`matplotlib.axes.Axes` it drew on (its figure is ``ax.figure``):
@@ -26,6 +26,7 @@ from .inspection import retentions
 from .memory import CognitiveMemory
 from .records import MEMORY_TYPES, MemoryRecord, MemoryType, SearchResult, check_unit_interval
 from .retention import initial_stability, reinforce, retention, retention_at
+from .wording import counted, install_hint
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,7 +39,7 @@ __all__ = [
     "spaced_recall",
 ]
 
-INSTALL_HINT = "pip install 'cogmem[plot]'"
+INSTALL_HINT = install_hint("plot")
 TYPE_COLOURS: Mapping[str, str] = {
     "episodic": "tab:blue",
     "semantic": "tab:orange",
@@ -51,7 +52,7 @@ _EPOCH = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
 
 class PlotDependencyError(CogmemError, ImportError):
-    """matplotlib is not installed (``pip install 'cogmem[plot]'``)."""
+    """matplotlib is not installed (the ``plot`` extra, see :func:`cogmem.wording.install_hint`)."""
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float]) -> Axes:
@@ -399,6 +400,7 @@ def retention_histogram(
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     where = "every namespace" if namespace is None else f"namespace {namespace!r}"
-    ax.set_title(f"Retention of {sum(map(len, values.values()))} memories ({where})")
+    total = counted(sum(map(len, values.values())), "memory", "memories")
+    ax.set_title(f"Retention of {total} ({where})")
     ax.legend(fontsize="small")
     return ax

@@ -12,8 +12,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from types import MappingProxyType
 from typing import Any, Literal, get_args
+
+from frozendict import frozendict
 
 from .errors import InvalidInputError, InvalidTypeError
 
@@ -36,7 +37,7 @@ WriteAction = Literal["stored", "merged", "new_version"]
 MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
 STATUSES: tuple[Status, ...] = get_args(Status)
 
-_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_EMPTY: Mapping[str, Any] = frozendict()
 
 #: The times cogmem accepts: within ~285 years of 1970 a float of epoch seconds is exact to
 #: the microsecond (|t| < 2^53 µs), which is how times are stored.
@@ -85,7 +86,7 @@ class MemoryRecord:
         memory_type: ``episodic`` | ``semantic`` | ``procedural`` | ``core``.
         importance: In [0, 1]; raises initial stability and the decay time constant.
         confidence: In [0, 1]; how much the memory is believed.
-        stability: S in [0.01, 1]; grows with spaced recall (SPEC §2).
+        stability: S in [0.01, 1]; grows with spaced recall (design §2).
         created_at: When the memory was formed (UTC).
         last_accessed_at: When it was last returned by a search, or ``None`` if never.
         access_count: How many searches returned it.
@@ -128,9 +129,10 @@ class MemoryRecord:
     previous_version: str | None = None
 
     def __post_init__(self) -> None:
-        # Read-only views so a frozen record really cannot change under the caller.
-        object.__setattr__(self, "links", MappingProxyType(dict(self.links)))
-        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+        # Immutable copies so a frozen record really cannot change under the caller; a
+        # frozendict (unlike a read-only view) pickles, deep-copies and survives asdict.
+        object.__setattr__(self, "links", frozendict(self.links))
+        object.__setattr__(self, "metadata", frozendict(self.metadata))
 
     @property
     def reference_time(self) -> datetime:
@@ -152,8 +154,7 @@ def assemble_record(values: tuple[Any, ...]) -> MemoryRecord:
     The fast path of stores that hold records as columns (a frozen dataclass's ``__init__``
     sets each field through ``object.__setattr__`` and copies both mappings, ~9 µs; this takes
     ~2 µs). The caller guarantees what ``__init__`` would: the values are valid, and ``links``
-    and ``metadata`` are read-only views (:class:`types.MappingProxyType`) of mappings that
-    nothing mutates.
+    and ``metadata`` are :class:`~frozendict.frozendict`.
     """
     record = object.__new__(MemoryRecord)
     for put, value in zip(_RECORD_SLOTS, values, strict=True):
@@ -165,7 +166,7 @@ def assemble_record(values: tuple[Any, ...]) -> MemoryRecord:
 class Explanation:
     """Why a result scored what it scored.
 
-    ``score = relevance · R^α · Π penalties`` (SPEC §3), where ``α`` is the retention exponent
+    ``score = relevance · R^α · Π penalties`` (design §3), where ``α`` is the retention exponent
     applied to this memory (``retrieval_score_exponent · type_exponent_scale[type]``, see
     :mod:`cogmem.scoring`).
 
@@ -205,6 +206,9 @@ class Explanation:
     source_id: str | None = None
     newer_version_id: str | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "penalties", frozendict(self.penalties))
+
     def as_dict(self) -> dict[str, Any]:
         """A plain dict (JSON-friendly) of every field."""
         return {
@@ -233,12 +237,24 @@ class Explanation:
         if self.dense_rank is not None and self.cosine is not None:
             ranks.append(f"dense #{self.dense_rank} cos {self.cosine:.3f}")
         if self.lexical_rank is not None and self.bm25 is not None:
-            ranks.append(f"bm25 #{self.lexical_rank} {self.bm25:.2f}")
+            ranks.append(_bm25_part(self.lexical_rank, self.bm25))
         if self.via != "search":
             ranks.append(f"via {self.via} from {self.source_id}")
         if self.newer_version_id is not None:
             ranks.append(f"newer version {self.newer_version_id}")
         return " ".join(parts) + (f"  ({'; '.join(ranks)})" if ranks else "")
+
+
+def _bm25_part(rank: int, score: float) -> str:
+    """``bm25 #rank score``; a score at or below 0 is said to be what it is.
+
+    BM25's idf (rank_bm25's, see :mod:`cogmem.lexical`) is negative for a word in more than
+    half the memories, and so is every score in a store of one or two memories: the rank is
+    what counts then, and the text says so instead of printing a bare negative number.
+    """
+    if score > 0:
+        return f"bm25 #{rank} {score:.2f}"
+    return f"bm25 #{rank} (score {score:.2f}: its words are in most memories, so idf ≤ 0)"
 
 
 @dataclass(frozen=True, slots=True)

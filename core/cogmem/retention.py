@@ -1,4 +1,4 @@
-"""Retention (forgetting) and reinforcement (spaced recall): SPEC §2, after seed 001.
+"""Retention (forgetting) and reinforcement (spaced recall): design §2, after seed 001.
 
 Retention of memory ``m`` at time ``now``::
 

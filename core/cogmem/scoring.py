@@ -1,4 +1,4 @@
-"""The retention-exponent score and the relevance it multiplies: SPEC §3.
+"""The retention-exponent score and the relevance it multiplies: design §3.
 
 For a query ``q`` and a candidate memory ``m``::
 
@@ -9,7 +9,7 @@ For a query ``q`` and a candidate memory ``m``::
                (type_exponent_scale: episodic 0.1, every other type 1)
     penalties  deep_recall      0.5^(α · s_type)   an archived (superseded) memory reached by deep
                                recall is scored as if its retention were halved (config
-                               deep_recall_scope="score": × 0.5, SPEC §3 literally)
+                               deep_recall_scope="score": × 0.5, the plain formula)
                contradiction    0.3        the weaker (confidence · R) of a contradicting pair
                                            that are both candidates
                newer_version    (R_m / R_n)^(α_u · strength)   a newer, similar memory n among the
@@ -22,7 +22,7 @@ Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/deca
 * **Relevance is calibrated from scores, not ranks.** Reciprocal rank fusion is nearly flat across
   50 candidates, so any decay factor outweighs it and old, clearly relevant memories are buried.
   The default hybrid relevance is seed 003's weighted score fusion
-  ``w · max(cos, 0) + (1 − w) · bm25 / max bm25``; ``fusion="rrf"`` keeps SPEC §3's RRF.
+  ``w · max(cos, 0) + (1 − w) · bm25 / max bm25``; ``fusion="rrf"`` keeps the plain formula's RRF.
 * **Episodes do not go stale; facts do.** An episodic memory records something that happened: its
   age lowers its accessibility but never makes it wrong, so decay only breaks near-ties
   (α · 0.1). A semantic memory states what is true; when a newer, similar memory is also a
@@ -47,11 +47,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
-from types import MappingProxyType
 from typing import Literal, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from frozendict import frozendict
 
 from .config import CognitiveMemoryConfig
 from .fusion import RankedList, normalize_bm25, reciprocal_rank_fusion, weighted_score_fusion
@@ -70,7 +70,7 @@ __all__ = [
 ]
 
 Via = Literal["search", "context", "association"]
-_EMPTY: Mapping[str, float] = MappingProxyType({})
+_EMPTY: Mapping[str, float] = frozendict()
 
 
 @dataclass(frozen=True)
@@ -264,9 +264,7 @@ def explicit_version_caps(
     for family in _families(newer, older):
         bar = config.version_relevance_ratio * max(relevance.get(m, 0.0) for m in family)
         order = [
-            m
-            for m in _newest_first(family, newer, older, found)
-            if relevance.get(m, 0.0) >= bar
+            m for m in _newest_first(family, newer, older, found) if relevance.get(m, 0.0) >= bar
         ]
         for before, member in pairwise(order):
             cap = margin * final[before]

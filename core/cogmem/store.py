@@ -1,4 +1,4 @@
-"""The Chroma collection that holds every memory: the source of truth (SPEC §1).
+"""The Chroma collection that holds every memory: the source of truth (design §1).
 
 Each memory is one Chroma record: the text as the document, an explicit embedding (cogmem never
 lets Chroma embed), and flat metadata. The fields Chroma filters on have keys of their own (each

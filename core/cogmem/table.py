@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timezone
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from frozendict import frozendict
 
 from .errors import StoreError
 from .idmap import IdMap
@@ -93,13 +93,10 @@ class _Extras(NamedTuple):
 
     @classmethod
     def of(cls, *fields: Any) -> _Extras:
-        """Extras whose ``links`` and ``metadata`` are read-only views of private copies (so
-        that records can share them, see :func:`~cogmem.records.assemble_record`)."""
+        """Extras whose ``links`` and ``metadata`` are immutable copies (so that records can
+        share them, see :func:`~cogmem.records.assemble_record`)."""
         extras = cls(*fields)
-        return extras._replace(
-            links=MappingProxyType(dict(extras.links)),
-            metadata=MappingProxyType(dict(extras.metadata)),
-        )
+        return extras._replace(links=frozendict(extras.links), metadata=frozendict(extras.metadata))
 
     def state(self) -> tuple[Any, ...]:
         """As saved: plain tuples, dicts and strings."""
