@@ -115,7 +115,7 @@ class CognitiveMemoryConfig:
     # "retention": an archived (superseded) memory is scored as if its retention were
     # multiplied by deep_recall_penalty, so the score factor is penalty^(α·s_type) (0.81 for
     # facts, 0.98 for episodes); "score": the plain formula, the score × penalty. Measured in
-    # benchmarks/lifecycle.py: "score" buries consolidated originals (recall@10 0.705 -> 0.34).
+    # benchmarks/lifecycle.py: "score" buries consolidated originals (docs/design.md §3).
     deep_recall_scope: Literal["retention", "score"] = "retention"
     contradiction_penalty: float = 0.3
 

@@ -32,7 +32,7 @@ Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/deca
   ranks right below it whenever both answer the query about equally well.
 * **Archived is older, not wrong.** Deep recall's penalty acts on retention like any other
   staleness: a plain × 0.5 on a calibrated relevance buries consolidated originals below every
-  active memory (LoCoMo recall@10 0.705 → 0.34 after consolidation, ``benchmarks/lifecycle.py``).
+  active memory (measured with ``benchmarks/lifecycle.py``: ``docs/design.md`` §3).
 * **Temporal context.** Episodic memories formed next to a strongly matching one (same
   conversation, within ``context_span`` turns) inherit ``context_spread`` of its relevance: the
   answer to a question is often the turn after the one that names its topic.
