@@ -117,7 +117,7 @@ def worker(
 ) -> dict[str, Any]:
     """One agent: ``adds`` adds and ``searches`` searches, interleaved; returns its timings."""
     from cogmem import CognitiveMemory
-    from cogmem.store import http_client
+    from cogmem.clients import http_client
     from cogmem.testing import HashingEmbedder
 
     rng = random.Random(1000 + number)

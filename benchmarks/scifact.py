@@ -415,8 +415,8 @@ def run_variants(
     """
     out: dict[str, Any] = {}
     probes: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
-        ("weighted-w0.5", {"weighted_fusion_dense_weight": 0.5}, ("hybrid",)),
-        ("weighted-w0.8", {"weighted_fusion_dense_weight": 0.8}, ("hybrid",)),
+        ("weighted-w0.5", {"weighted_dense_weight": 0.5}, ("hybrid",)),
+        ("weighted-w0.8", {"weighted_dense_weight": 0.8}, ("hybrid",)),
         ("rrf-k10", {"fusion": "rrf", "rrf_k": 10}, ("hybrid",)),
         ("bm25-k1_0.9-b0.4", {"bm25_k1": 0.9, "bm25_b": 0.4}, ("hybrid", "lexical")),
     ]

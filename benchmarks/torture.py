@@ -397,7 +397,7 @@ def _check_chroma(folder: Path, run: Run, tally: Tally, label: str) -> int:
     import chromadb
     from chromadb.config import Settings
 
-    from cogmem.store import from_chroma
+    from cogmem.chroma_layout import from_chroma
 
     client = chromadb.PersistentClient(
         path=str(folder), settings=Settings(anonymized_telemetry=False)

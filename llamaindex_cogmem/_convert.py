@@ -12,7 +12,7 @@ from datetime import date, datetime, timezone, tzinfo
 from typing import Any
 
 from cogmem import InvalidInputError, InvalidTypeError, MemoryRecord, SearchResult
-from cogmem.records import ensure_aware
+from cogmem.checks import ensure_aware
 
 __all__ = [
     "MEMORY_FIELDS",

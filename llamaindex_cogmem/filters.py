@@ -40,8 +40,8 @@ from llama_index.core.vector_stores.types import (
 )
 
 from cogmem import InvalidTypeError
+from cogmem.filters import build_where
 from cogmem.records import MEMORY_TYPES
-from cogmem.store import build_where
 
 from ._convert import MEMORY_FIELDS, parse_timestamp
 from .errors import UnsupportedFilterError

@@ -35,8 +35,9 @@ from cogmem import (
     MemoryInput,
     MemoryRecord,
 )
-from cogmem.store import from_chroma
+from cogmem.chroma_layout import from_chroma
 from cogmem.testing import HashingEmbedder
+from tests import internals
 from tests.conftest import NOW
 
 # COGMEM_BAD_INPUT_EXAMPLES=500 for a longer hunt; CI runs the modest default.
@@ -73,7 +74,7 @@ def snapshot(mem: CognitiveMemory) -> dict[str, Any]:
     """Every Chroma record (id, text, metadata, vector) and every served memory, by namespace."""
     out: dict[str, Any] = {}
     for ns in mem.namespaces():
-        store = mem._store(ns)
+        store = internals.store(mem, ns)
         if store is None:
             continue
         got = store.collection.get(include=["documents", "metadatas", "embeddings"])
@@ -94,7 +95,7 @@ def snapshot(mem: CognitiveMemory) -> dict[str, Any]:
 def check_consistent(mem: CognitiveMemory) -> None:
     """What Chroma holds decodes to exactly what the process serves, namespace by namespace."""
     for ns in mem.namespaces():
-        store = mem._store(ns)
+        store = internals.store(mem, ns)
         if store is None:
             continue
         got = store.collection.get(include=["documents", "metadatas"])

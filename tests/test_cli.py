@@ -16,8 +16,8 @@ import pytest
 from cogmem import CognitiveMemory, MemoryInput
 from cogmem import cli as cli_module
 from cogmem.cli import main
+from cogmem.clients import http_client
 from cogmem.inspection import explanation_rows
-from cogmem.store import http_client
 from cogmem.testing import HashingEmbedder
 from cogmem.transfer import stored_records
 from tests.chroma_server import free_port
@@ -92,10 +92,10 @@ def test_stats_counts_by_type_and_status_with_a_retention_histogram(
     default = out.split("namespace 'user-2'")[0]
     table = [line.split() for line in default.splitlines() if line[:2] == "  " and line[2] != " "]
     rows = {cells[0]: cells[1:] for cells in table}
-    assert rows["type"] == ["active", "superseded", "contradicted", "total"]
-    assert rows["semantic"] == ["1", "1", "0", "2"]
-    assert rows["episodic"] == ["1", "0", "0", "1"]
-    assert rows["procedural"] == ["1", "0", "0", "1"]
+    assert rows["type"] == ["active", "superseded", "total"]
+    assert rows["semantic"] == ["1", "1", "2"]
+    assert rows["episodic"] == ["1", "0", "1"]
+    assert rows["procedural"] == ["1", "0", "1"]
     bars = [line for line in default.splitlines() if line.startswith("    0.") and "-" in line]
     assert len(bars) == 10
     assert sum(int(line.split()[-1]) for line in bars) == 4

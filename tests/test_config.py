@@ -14,7 +14,7 @@ def test_spec_defaults() -> None:
     assert c.retrieval_score_exponent == 0.3
     assert c.deep_recall_penalty == 0.5
     assert c.contradiction_penalty == 0.3
-    assert (c.rrf_k, c.k_dense, c.k_sparse, c.k_rerank) == (60, 50, 50, 10)
+    assert (c.rrf_k, c.k_dense, c.k_sparse) == (60, 50, 50)
     assert (c.bm25_k1, c.bm25_b) == (1.5, 0.75)
     assert c.dedup_threshold == 0.92
     assert c.consolidation_group_size == 5

@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests import internals
+
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 DIM = 64
@@ -75,7 +77,7 @@ def child(path: str, start: int, count: int, kill_point: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
     mem = CognitiveMemory(path=path, embedder=HashingEmbedder(DIM))
-    collection = mem._writable("default").collection
+    collection = internals.store(mem, "default").collection
     real_add = collection.add
     calls = {"add": 0}
 
@@ -184,12 +186,12 @@ def check_store(path: Path, added: range) -> set[int]:
     must hold exactly what Chroma holds; search must find present memories and not absent ones.
     """
     from cogmem import CognitiveMemory
-    from cogmem.store import from_chroma
+    from cogmem.chroma_layout import from_chroma
     from cogmem.testing import HashingEmbedder
 
     mem = CognitiveMemory(path=path, embedder=HashingEmbedder(DIM))
     try:
-        store = mem._store("default")
+        store = internals.store(mem, "default")
         assert store is not None
         got = store.collection.get(include=["documents", "metadatas", "embeddings"])
         numbers = {int(i.split("-")[1]): k for k, i in enumerate(got["ids"])}
@@ -208,7 +210,7 @@ def check_store(path: Path, added: range) -> set[int]:
             assert dict(record.metadata) == want["metadata"]
             assert "seq" in got["metadatas"][k]
             assert np.allclose(got["embeddings"][k], vectors[want["id"]], atol=1e-6)
-        index = mem._index("default")
+        index = internals.namespace(mem, "default").index
         held = set(got["ids"])
         assert set(index.records) == held and index.bm25.ids() == held
         assert mem.count() == len(held) == store.count()

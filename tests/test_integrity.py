@@ -33,8 +33,8 @@ from cogmem import (
     StorageError,
     StoreLockedError,
 )
-from cogmem.pending import mirror_path
-from cogmem.store import from_chroma
+from cogmem.chroma_layout import from_chroma
+from cogmem.held import mirror_path
 from cogmem.testing import HashingEmbedder
 from cogmem.transfer import ExportFormatError, export_jsonl, import_jsonl
 from cogmem.vectors import VectorFile
@@ -292,7 +292,7 @@ def test_a_garbled_bm25_file_is_rebuilt(folder: Path) -> None:
 
 # ------------------------------------------------------------------------------ 4. phantom ids
 def test_a_failed_held_add_leaves_no_trace(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import cogmem.pending as pending
+    import cogmem.held as pending
 
     real = pending._sync
     calls = {"n": 0}

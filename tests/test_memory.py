@@ -24,8 +24,9 @@ from cogmem import (
     MemoryNotFoundError,
     MemoryRecord,
 )
-from cogmem.store import from_chroma
+from cogmem.chroma_layout import from_chroma
 from cogmem.testing import HashingEmbedder
+from tests import internals
 from tests.conftest import NOW
 
 
@@ -36,7 +37,7 @@ def ids(results: list[Any]) -> list[str]:
 def snapshot(mem: CognitiveMemory) -> dict[str, Any]:
     got = {}
     for ns in mem.namespaces():
-        store = mem._store(ns)
+        store = internals.store(mem, ns)
         assert store is not None
         raw = store.collection.get(include=["documents", "metadatas"])
         got[ns] = sorted(
@@ -462,7 +463,7 @@ def test_constructor_errors(tmp_path: Path, embedder: HashingEmbedder) -> None:
 
 
 def raw_access_count(mem: CognitiveMemory, memory_id: str) -> int:
-    store = mem._store("default")
+    store = internals.store(mem, "default")
     assert store is not None
     got = store.collection.get(ids=[memory_id], include=["documents", "metadatas"])
     return from_chroma(memory_id, got["documents"][0], got["metadatas"][0]).access_count
@@ -559,7 +560,7 @@ def test_restore_keeps_every_field_and_vector(embedder: HashingEmbedder) -> None
     source.search("launch", namespace="team", now=NOW + timedelta(days=3), session_id="s9")
     source.supersede(a, b, namespace="team")
     originals = source.memories(namespace="team", deep_recall=True)
-    store = source._store("team")
+    store = internals.store(source, "team")
     assert store is not None
     vectors = store.vectors([r.id for r in originals])
     target = CognitiveMemory(embedder=embedder)
@@ -567,7 +568,7 @@ def test_restore_keeps_every_field_and_vector(embedder: HashingEmbedder) -> None
         r.id for r in originals
     ]
     assert target.memories(namespace="team", deep_recall=True) == originals
-    restored = target._store("team")
+    restored = internals.store(target, "team")
     assert restored is not None
     again = restored.vectors([a, b])
     assert all(np.allclose(again[i], vectors[i]) for i in (a, b))

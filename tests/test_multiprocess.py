@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 
+from tests import internals
 from tests.test_crash import DEADLINE, DIM, NOW, ROOT, release
 
 # --- catch-up between two processes on one server -------------------------------------------
@@ -37,7 +38,7 @@ from tests.test_crash import DEADLINE, DIM, NOW, ROOT, release
 def serve(port: int, collection: str) -> None:
     """The child: a CognitiveMemory on the server, driven by JSON commands on stdin."""
     from cogmem import CognitiveMemory, MemoryNotFoundError
-    from cogmem.store import http_client
+    from cogmem.clients import http_client
     from cogmem.testing import HashingEmbedder
 
     mem = CognitiveMemory(
@@ -157,7 +158,7 @@ def test_two_processes_see_each_others_adds_updates_and_deletes(pair: tuple[Any,
     for key, text in TEXTS.items():
         mem.add(text, id=key, now=NOW)
     assert mem.count() == 3
-    store = mem._store("default")
+    store = internals.store(mem, "default")
     assert store is not None
 
     def no_full_read(*args: Any, **kwargs: Any) -> Any:
@@ -196,7 +197,7 @@ def test_two_processes_see_each_others_adds_updates_and_deletes(pair: tuple[Any,
     with pytest.raises(Exception, match="no memory with id 'q'"):
         mem.get("q")
     assert mem.count() == 4 == child("count")
-    assert mem._index("default").bm25.ids() == {"a", "b", "c", "z"}
+    assert internals.namespace(mem, "default").index.bm25.ids() == {"a", "b", "c", "z"}
 
     # The parent's delete, in the child.
     mem.delete("c")

@@ -30,9 +30,12 @@ from cogmem import (
     MemoryNotFoundError,
     StoreError,
 )
+from cogmem.chroma_layout import from_chroma
+from cogmem.clients import http_client
 from cogmem.errors import CogmemConnectionError
-from cogmem.store import chroma_address, from_chroma, http_client
+from cogmem.store import chroma_address
 from cogmem.testing import HashingEmbedder
+from tests import internals
 from tests.chroma_server import ChromaServer, free_port
 from tests.conftest import NOW
 
@@ -87,7 +90,7 @@ def raw(mem: CognitiveMemory) -> dict[str, list[tuple[Any, ...]]]:
     """Everything Chroma holds for ``mem``: per namespace, sorted (id, text, metadata, vector)."""
     got: dict[str, list[tuple[Any, ...]]] = {}
     for ns in mem.namespaces():
-        store = mem._store(ns)
+        store = internals.store(mem, ns)
         if store is None:
             continue
         rows = store.collection.get(include=["documents", "metadatas", "embeddings"])
@@ -103,7 +106,7 @@ def raw(mem: CognitiveMemory) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def raw_record(mem: CognitiveMemory, memory_id: str, namespace: str = "default") -> Any:
-    store = mem._store(namespace)
+    store = internals.store(mem, namespace)
     assert store is not None
     got = store.collection.get(ids=[memory_id], include=["documents", "metadatas"])
     assert got["ids"] == [memory_id]
@@ -369,7 +372,7 @@ def test_restore_round_trips_between_backends(backend: Backend, embedder: Hashin
         source.search("launch", namespace="team", now=NOW + timedelta(days=3), session_id="s9")
         source.supersede(a, b, namespace="team")
         originals = source.memories(namespace="team", deep_recall=True)
-        store = source._store("team")
+        store = internals.store(source, "team")
         assert store is not None
         vectors = store.vectors([r.id for r in originals])
     target = backend.open()
@@ -383,7 +386,7 @@ def test_restore_round_trips_between_backends(backend: Backend, embedder: Hashin
     target.close()
     again = backend.open()
     assert again.memories(namespace="team", deep_recall=True) == originals
-    restored = again._store("team")
+    restored = internals.store(again, "team")
     assert restored is not None
     stored = restored.vectors([a, b])
     assert all(np.allclose(stored[i], vectors[i], atol=1e-6) for i in (a, b))
@@ -409,7 +412,7 @@ def test_chroma_address_names_the_server_and_only_the_server(
     backend: Backend,
 ) -> None:
     mem = backend.open()
-    store = mem._store("default")
+    store = internals.store(mem, "default")
     assert store is not None
     address = chroma_address(store.collection)
     if backend.kind == "server":

@@ -12,15 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cogmem import InvalidInputError, InvalidTypeError, MemoryRecord, StoreError
-from cogmem.store import (
-    PACKED_KEY,
-    WRITER_KEY,
-    build_where,
-    compile_filters,
-    from_chroma,
-    to_metadata,
-    writer_of,
-)
+from cogmem.chroma_layout import PACKED_KEY, WRITER_KEY, from_chroma, to_metadata, writer_of
+from cogmem.filters import build_where, compile_filters
 from tests.conftest import NOW
 
 FULL = MemoryRecord(
@@ -113,7 +106,7 @@ records = st.builds(
     st.sampled_from(["episodic", "semantic", "procedural", "core"]),
     st.lists(st.sampled_from(TAGS), unique=True, max_size=3),
     st.booleans(),
-    st.sampled_from(["active", "superseded", "contradicted"]),
+    st.sampled_from(["active", "superseded"]),
     st.integers(0, 30),
     st.one_of(st.none(), st.integers(-3, 3), st.floats(-3, 3, allow_nan=False)),
     st.sampled_from(["x", "y", None]),

@@ -74,7 +74,6 @@ def _rich_records() -> list[MemoryRecord]:
             id="claim-x",
             text="Billing never used PostgreSQL.",
             created_at=NOW - timedelta(days=5),
-            status="contradicted",
             contradicts=("fact-1",),
             namespace="default",
         ),
@@ -137,11 +136,7 @@ def test_export_then_import_restores_every_field_of_every_status(
     assert import_jsonl(target, path) == 4
 
     assert _everything(target) == _everything(source)
-    assert {r.status for r in _everything(target).values()} == {
-        "active",
-        "superseded",
-        "contradicted",
-    }
+    assert {r.status for r in _everything(target).values()} == {"active", "superseded"}
     assert target.namespaces() == ["default", "user-2"]
 
 

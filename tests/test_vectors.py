@@ -16,6 +16,7 @@ from cogmem.lexical import BM25Index, Tokenizer
 from cogmem.records import MemoryRecord
 from cogmem.testing import HashingEmbedder
 from cogmem.vectors import VectorFile
+from tests import internals
 
 DIM = 16
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -223,7 +224,7 @@ def test_a_folder_store_searches_without_reading_vectors_from_chroma(
     ]
     # The vectors served are Chroma's.
     with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
-        from_chroma = mem._stores["default"].vectors(["n5", "held"])
+        from_chroma = internals.store(mem, "default", flush=False).vectors(["n5", "held"])
     for i in ("n5", "held"):
         np.testing.assert_allclose(from_chroma[i], stored[i], rtol=1e-6)
 

@@ -10,6 +10,7 @@ scored what it scored.
 >>> mem.search("which theme?")[0].explanation                 # doctest: +SKIP
 """
 
+from .clients import http_client
 from .config import CognitiveMemoryConfig
 from .consolidation import ConsolidationGroup, ConsolidationReport, MaintenanceReport
 from .embedding import Embedder, MiniLMEmbedder
@@ -31,7 +32,8 @@ from .errors import (
     StoreError,
     StoreLockedError,
 )
-from .memory import CognitiveMemory, MemoryInput
+from .intake import MemoryFields, MemoryInput
+from .memory import CognitiveMemory
 from .packing import render
 from .records import Explanation, MemoryRecord, SearchResult, WriteOutcome
 from .retention import half_life_days, reinforce, retention
@@ -57,6 +59,7 @@ __all__ = [
     "InvalidTypeError",
     "JudgeError",
     "MaintenanceReport",
+    "MemoryFields",
     "MemoryInput",
     "MemoryNotFoundError",
     "MemoryRecord",
@@ -70,6 +73,7 @@ __all__ = [
     "WriteOutcome",
     "__version__",
     "half_life_days",
+    "http_client",
     "reinforce",
     "render",
     "retention",

@@ -123,16 +123,11 @@ class CognitiveMemoryConfig:
     mode: Mode = "hybrid"
     fusion: Fusion = "weighted"
     rrf_k: int = 60
-    dense_weight: float = 1.0
-    lexical_weight: float = 1.0
-    weighted_fusion_dense_weight: float = 0.7
+    rrf_dense_weight: float = 1.0
+    rrf_lexical_weight: float = 1.0
+    weighted_dense_weight: float = 0.7
     k_dense: int = 50
     k_sparse: int = 50
-    k_rerank: int = 10
-    expansion_original_weight: float = 2.0
-    expansion_weight: float = 1.0
-    rank_bonus_first: float = 0.05
-    rank_bonus_top3: float = 0.02
 
     # --- assembly (§4) ---
     top_k: int = 10
@@ -166,6 +161,11 @@ class CognitiveMemoryConfig:
     link_threshold: float = 0.3
     graph_expansion_hops: int = 1
     hop_decay: float = 0.5
+    # maintain(conflict_detector=...): at most conflict_pairs pairs per call, of active memories
+    # at cosine > conflict_similarity, among the conflict_scan most recent.
+    conflict_pairs: int = 50
+    conflict_scan: int = 1000
+    conflict_similarity: float = 0.85
 
     def __post_init__(self) -> None:
         for name in ("type_time_constant_days", "retention_floor", "type_exponent_scale"):
@@ -208,12 +208,8 @@ class CognitiveMemoryConfig:
             "retrieval_score_exponent",
             "version_exponent",
             "context_window_seconds",
-            "dense_weight",
-            "lexical_weight",
-            "expansion_original_weight",
-            "expansion_weight",
-            "rank_bonus_first",
-            "rank_bonus_top3",
+            "rrf_dense_weight",
+            "rrf_lexical_weight",
             "min_score",
             "bm25_epsilon",
             "dedup_stability_gain",
@@ -227,7 +223,8 @@ class CognitiveMemoryConfig:
             "core_promotion_stability",
             "deep_recall_penalty",
             "contradiction_penalty",
-            "weighted_fusion_dense_weight",
+            "weighted_dense_weight",
+            "conflict_similarity",
             "mmr_lambda",
             "bm25_b",
             "consolidation_retention_threshold",
@@ -252,7 +249,8 @@ class CognitiveMemoryConfig:
             "rrf_k",
             "k_dense",
             "k_sparse",
-            "k_rerank",
+            "conflict_pairs",
+            "conflict_scan",
             "top_k",
             "core_promotion_access_count",
         ):
@@ -269,8 +267,8 @@ class CognitiveMemoryConfig:
         _integer(self, "context_seeds", low=0)
         if self.token_budget is not None:
             _integer(self, "token_budget", low=1)
-        if self.dense_weight == 0 and self.lexical_weight == 0:
-            raise ConfigError("dense_weight and lexical_weight cannot both be 0")
+        if self.rrf_dense_weight == 0 and self.rrf_lexical_weight == 0:
+            raise ConfigError("rrf_dense_weight and rrf_lexical_weight cannot both be 0")
         for name in ("reinforce_on_search",):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be a bool, got {getattr(self, name)!r}")

@@ -106,10 +106,6 @@ class NamespaceIndex:
     def __contains__(self, memory_id: object) -> bool:
         return memory_id in self.records
 
-    def ids(self) -> set[str]:
-        """The ids held."""
-        return set(self.records)
-
     # ------------------------------------------------------------------ writes
     def add(
         self,
@@ -317,10 +313,6 @@ class NamespaceIndex:
             self._vectors = None
             self.records.forget_vector_slots()
 
-    def fingerprint_matches(self, ids: Iterable[str]) -> bool:
-        """True when the BM25 index holds exactly ``ids``."""
-        return self.bm25.fingerprint() == BM25Index.fingerprint_of(ids)
-
     def replace_records(self, stored: Mapping[str, tuple[MemoryRecord, int, int]]) -> None:
         """Make this index hold exactly ``stored`` (id -> record, seq, write stamp), as read
         from Chroma.
@@ -398,6 +390,11 @@ class NamespaceIndex:
             raise
         if replaced is not None:
             replaced.close(delete=True)
+
+    @staticmethod
+    def saved(folder: Path, stem: str) -> bool:
+        """Whether ``folder`` holds a saved index of ``stem`` (current or not)."""
+        return (folder / f"{stem}.bm25.npz").exists()
 
     @classmethod
     def load(

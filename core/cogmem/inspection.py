@@ -24,13 +24,14 @@ from typing import Any
 
 import numpy as np
 
+from .checks import ensure_aware
+from .clients import http_client
 from .config import CognitiveMemoryConfig
 from .embedding import Embedder
 from .errors import InvalidInputError, InvalidTypeError, StorageError, StoreError, StoreLockedError
 from .memory import CognitiveMemory
-from .records import MEMORY_TYPES, STATUSES, MemoryRecord, SearchResult, ensure_aware
+from .records import MEMORY_TYPES, STATUSES, MemoryRecord, SearchResult
 from .retention import half_life_days, retention
-from .store import http_client
 from .transfer import record_to_json, stored_records
 from .wording import counted
 

@@ -126,7 +126,7 @@ class FolderLock:
             f"cannot {wanted} the store at {self.folder}: it is open in {who}. Chroma's "
             "embedded mode allows one process per folder: close it there, or share one "
             "memory between processes through a Chroma server (`chroma run --path "
-            f"{self.folder} --port 8000`, then CognitiveMemory(client=cogmem.store."
+            f"{self.folder} --port 8000`, then CognitiveMemory(client=cogmem."
             "http_client('localhost', 8000)); see the README's 'A Chroma server')",
             path=str(self.folder),
             holder=holder,

@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
+from .checks import check_unit_interval
 from .config import CognitiveMemoryConfig
 from .errors import CogmemError, InvalidInputError, InvalidTypeError
 from .inspection import retentions
 from .memory import CognitiveMemory
-from .records import MEMORY_TYPES, MemoryRecord, MemoryType, SearchResult, check_unit_interval
+from .records import MEMORY_TYPES, MemoryRecord, MemoryType, SearchResult
 from .retention import initial_stability, reinforce, retention, retention_at
 from .wording import counted, install_hint
 

@@ -8,15 +8,12 @@ Times are timezone-aware :class:`~datetime.datetime` in memory and UTC epoch sec
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Literal, get_args
 
 from frozendict import frozendict
-
-from .errors import InvalidInputError, InvalidTypeError
 
 __all__ = [
     "MEMORY_TYPES",
@@ -28,52 +25,15 @@ __all__ = [
     "Status",
     "WriteAction",
     "WriteOutcome",
-    "ensure_aware",
 ]
 
 MemoryType = Literal["episodic", "semantic", "procedural", "core"]
-Status = Literal["active", "superseded", "contradicted"]
+Status = Literal["active", "superseded"]
 WriteAction = Literal["stored", "merged", "new_version"]
 MEMORY_TYPES: tuple[MemoryType, ...] = get_args(MemoryType)
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 _EMPTY: Mapping[str, Any] = frozendict()
-
-#: The times cogmem accepts: within ~285 years of 1970 a float of epoch seconds is exact to
-#: the microsecond (|t| < 2^53 µs), which is how times are stored.
-EARLIEST = datetime(1700, 1, 1, tzinfo=timezone.utc)
-LATEST = datetime(2200, 1, 1, tzinfo=timezone.utc)
-
-
-def ensure_aware(value: object, name: str) -> datetime:
-    """Check that ``value`` is a timezone-aware datetime and return it in UTC.
-
-    Raises:
-        InvalidTypeError: ``value`` is not a datetime.
-        InvalidInputError: ``value`` is naive (has no tzinfo); cogmem never guesses a zone.
-    """
-    if not isinstance(value, datetime):
-        raise InvalidTypeError(
-            f"{name} must be a timezone-aware datetime, got {type(value).__name__}"
-        )
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise InvalidInputError(
-            f"{name} is a naive datetime ({value.isoformat()}); pass a timezone-aware one, "
-            "e.g. datetime.now(timezone.utc)"
-        )
-    try:
-        utc = value.astimezone(timezone.utc)
-    except (OverflowError, ValueError) as exc:
-        raise InvalidInputError(
-            f"{name} ({value.isoformat()}) has no UTC equivalent: {exc}"
-        ) from None
-    if not EARLIEST <= utc < LATEST:
-        raise InvalidInputError(
-            f"{name} must lie between {EARLIEST.date()} and {LATEST.date()} (UTC), got "
-            f"{utc.isoformat()}: times are kept as epoch seconds, exact to the microsecond "
-            "only in that range"
-        )
-    return utc
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +51,7 @@ class MemoryRecord:
         last_accessed_at: When it was last returned by a search, or ``None`` if never.
         access_count: How many searches returned it.
         session_ids: The distinct sessions it was seen in, oldest first.
-        status: ``active`` | ``superseded`` | ``contradicted``.
+        status: ``active``, or ``superseded`` (by a summary or :meth:`CognitiveMemory.supersede`).
         superseded_by: Id of the memory that replaced it, if any.
         pinned: A pinned memory never decays (R = 1).
         tags: Free labels, filterable.
@@ -293,13 +253,3 @@ class SearchResult:
     def text(self) -> str:
         """The memory text."""
         return self.memory.text
-
-
-def check_unit_interval(value: object, name: str) -> float:
-    """Return ``value`` as a float in [0, 1] or raise naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidTypeError(f"{name} must be a number in [0, 1], got {type(value).__name__}")
-    number = float(value)
-    if math.isnan(number) or not 0.0 <= number <= 1.0:
-        raise InvalidInputError(f"{name} must be in [0, 1], got {value!r}")
-    return number

@@ -135,17 +135,15 @@ def fuse(
         return normalize_bm25(bm25)
     if config.fusion == "weighted":
         cosines = {c.memory.id: c.cosine or 0.0 for c in found}
-        return weighted_score_fusion(
-            cosines, bm25, dense_weight=config.weighted_fusion_dense_weight
-        )
+        return weighted_score_fusion(cosines, bm25, dense_weight=config.weighted_dense_weight)
     dense_ids = [c.memory.id for c in sorted(found, key=_dense_key) if c.dense_rank is not None]
     lexical_ids = [
         c.memory.id for c in sorted(found, key=_lexical_key) if c.lexical_rank is not None
     ]
     fused = reciprocal_rank_fusion(
         [
-            RankedList(dense_ids, config.dense_weight),
-            RankedList(lexical_ids, config.lexical_weight),
+            RankedList(dense_ids, config.rrf_dense_weight),
+            RankedList(lexical_ids, config.rrf_lexical_weight),
         ],
         k=config.rrf_k,
     )

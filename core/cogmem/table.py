@@ -30,9 +30,10 @@ import numpy as np
 import numpy.typing as npt
 from frozendict import frozendict
 
+from .checks import EARLIEST, LATEST
 from .errors import StoreError
 from .idmap import IdMap
-from .records import EARLIEST, LATEST, MEMORY_TYPES, STATUSES, MemoryRecord, assemble_record
+from .records import MEMORY_TYPES, STATUSES, MemoryRecord, assemble_record
 
 __all__ = ["RecordTable"]
 

@@ -40,6 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from .checks import check_unit_interval, check_user_metadata, ensure_aware
 from .config import CognitiveMemoryConfig
 from .errors import (
     DimensionMismatchError,
@@ -49,15 +50,8 @@ from .errors import (
     MemoryNotFoundError,
 )
 from .memory import CognitiveMemory
-from .records import (
-    MEMORY_TYPES,
-    STATUSES,
-    MemoryRecord,
-    check_unit_interval,
-    ensure_aware,
-)
+from .records import MEMORY_TYPES, STATUSES, MemoryRecord
 from .retention import initial_stability
-from .store import check_user_metadata
 
 __all__ = [
     "FORMAT_VERSION",

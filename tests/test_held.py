@@ -1,5 +1,5 @@
 """Adds held back from Chroma (``config.add_flush_size``): searchable at once, written in groups,
-journaled on folder stores so that an acknowledged add survives a crash (``cogmem.pending``)."""
+journaled on folder stores so that an acknowledged add survives a crash (``cogmem.held``)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-import cogmem.pending as pending_module
+import cogmem.held as pending_module
 from cogmem import CognitiveMemory, CognitiveMemoryConfig, MemoryInput
+from cogmem.clients import digest as _digest
 from cogmem.errors import DuplicateIdError, MemoryNotFoundError, StoreError, StoreLockedError
-from cogmem.memory import _digest
-from cogmem.pending import (
+from cogmem.held import (
     AddJournal,
-    PendingAdds,
+    HeldAdds,
     claim_orphans,
     decode_frames,
     encode_frame,
@@ -30,6 +30,7 @@ from cogmem.pending import (
 )
 from cogmem.records import MemoryRecord
 from cogmem.testing import HashingEmbedder
+from tests import internals
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
@@ -60,7 +61,7 @@ def vectors(n: int, seed: int = 0) -> np.ndarray:
 
 def chroma_count(mem: CognitiveMemory, namespace: str = "default") -> int:
     """What Chroma itself holds (not the index)."""
-    return int(mem._stores[namespace].collection.count())
+    return int(internals.store(mem, namespace, flush=False).collection.count())
 
 
 def journals(folder: Path) -> list[Path]:
@@ -156,8 +157,8 @@ def test_a_failed_append_leaves_nothing_of_its_frame(
 # --- the in-memory buffer ------------------------------------------------------------------------
 
 
-def test_pending_nearest_is_exact_cosine_nearest_first() -> None:
-    held = PendingAdds()
+def test_held_nearest_is_exact_cosine_nearest_first() -> None:
+    held = HeldAdds()
     matrix = vectors(20)
     held.add([record(i) for i in range(20)], list(range(20)), matrix)
     queries = vectors(3, seed=9)
@@ -211,7 +212,9 @@ def test_anything_else_that_reads_or_changes_chroma_writes_held_adds_first(
     assert chroma_count(mem) == 0
     mem.supersede(a, b)
     assert chroma_count(mem) == 2
-    stored = mem._stores["default"].collection.get(ids=[a], include=["metadatas"])
+    stored = internals.store(mem, "default", flush=False).collection.get(
+        ids=[a], include=["metadatas"]
+    )
     assert stored["metadatas"][0]["status"] == "superseded"
     c = mem.add("the tram is blue", now=NOW)
     mem.delete(c)
@@ -225,7 +228,9 @@ def test_a_recall_of_a_held_memory_is_written_with_it(mem: CognitiveMemory) -> N
     later = NOW + timedelta(days=10)
     mem.search("ferry noon", now=later, session_id="s2")
     mem.flush()
-    got = mem._stores["default"].collection.get(ids=[a], include=["metadatas"])
+    got = internals.store(mem, "default", flush=False).collection.get(
+        ids=[a], include=["metadatas"]
+    )
     assert got["ids"] == [a]
     reopened = mem.get(a)
     assert reopened.access_count == 1 and reopened.last_accessed_at == later
@@ -382,14 +387,14 @@ def crash_child(path: str, count: int, kill_point: str) -> None:
     """Add ``count`` memories one at a time, printing each id once ``add`` returned, then die
     with SIGKILL at ``kill_point`` (``after-adds``, or ``mid-flush``: right after a group
     reached Chroma, before its journal was emptied)."""
-    import cogmem.pending as pending
+    import cogmem.held as pending
 
     def die() -> None:
         sys.stdout.flush()
         os.kill(os.getpid(), signal.SIGKILL)
 
     if kill_point == "mid-flush":
-        pending.PendingAdds.written = lambda self: die()  # type: ignore[method-assign]
+        pending.HeldAdds.written = lambda self: die()  # type: ignore[method-assign]
     config = CognitiveMemoryConfig(add_flush_size=count)
     mem = CognitiveMemory(path=path, embedder=HashingEmbedder(DIM), config=config)
     for i in range(count):
@@ -406,7 +411,7 @@ def crash_child(path: str, count: int, kill_point: str) -> None:
 def run_crash_child(path: Path, count: int, kill_point: str) -> list[str]:
     code = (
         f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'core')!r}]; "
-        f"from tests.test_pending import crash_child; "
+        f"from tests.test_held import crash_child; "
         f"crash_child({str(path)!r}, {count}, {kill_point!r})"
     )
     done = subprocess.run(
@@ -432,7 +437,9 @@ def test_acknowledged_adds_survive_a_sigkill(tmp_path: Path, kill_point: str) ->
             assert (got.text, got.memory_type) == (f"harbour note {i} tok{i:03d}", "semantic")
             (hit,) = mem.search(f"tok{i:03d}", top_k=1, mode="lexical", now=NOW, reinforce=False)
             assert hit.id == f"m{i}"
-        stored = mem._stores["default"].collection.get(ids=["m3"], include=["embeddings"])
+        stored = internals.store(mem, "default", flush=False).collection.get(
+            ids=["m3"], include=["embeddings"]
+        )
         want = HashingEmbedder(DIM).embed(["harbour note 3 tok003"])[0]
         assert np.allclose(stored["embeddings"][0], want, atol=1e-6)
         order = [r.id for r in mem.records()]
@@ -457,4 +464,4 @@ def test_inputs_are_checked_before_anything_is_held(mem: CognitiveMemory) -> Non
     mem.add("kept", now=NOW)
     with pytest.raises(Exception, match="importance"):
         mem.add_many([MemoryInput(text="ok"), MemoryInput(text="bad", importance=2.0)], now=NOW)
-    assert mem.count() == 1 and len(mem._adds["default"]) == 1
+    assert mem.count() == 1 and len(internals.namespace(mem, "default").held_ids) == 1

@@ -4,7 +4,7 @@ Why: a Chroma ``add`` costs 4-8 ms whatever its size (measured at 100k memories,
 on disk; most of it inside Chroma's own write path), more than half of a whole cogmem search.
 So :class:`~cogmem.CognitiveMemory` writes small adds to Chroma in groups
 (``config.add_flush_size``). Until its group is written, a memory is held in the namespace's
-in-memory index (BM25, records: searchable at once), and its vector in a :class:`PendingAdds`,
+in-memory index (BM25, records: searchable at once), and its vector in a :class:`HeldAdds`,
 which the dense side of a search scans exactly (a few dozen rows) beside Chroma's ANN results.
 
 Durability: on a folder store every buffered add is first appended to the writer's
@@ -59,10 +59,10 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from .chroma_layout import from_chroma, to_metadata
 from .disk import storage_error
 from .errors import StoreError
 from .records import MemoryRecord
-from .store import from_chroma, to_metadata
 
 try:  # POSIX only; elsewhere folder stores write every add through
     import fcntl
@@ -73,9 +73,9 @@ __all__ = [
     "JOURNALS_SUPPORTED",
     "AddJournal",
     "Damage",
+    "HeldAdds",
     "JournalEntry",
     "JournalRead",
-    "PendingAdds",
     "claim_orphans",
     "mirror_path",
     "read_frames",
@@ -447,7 +447,7 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
-class PendingAdds:
+class HeldAdds:
     """The memories of one namespace added but not yet written to Chroma: their ids and
     vectors (the records themselves live in the namespace's index), and the journal that makes
     them durable (``None`` for an in-process store).
@@ -471,7 +471,7 @@ class PendingAdds:
 
     @property
     def ids(self) -> list[str]:
-        """The pending ids, in the order added."""
+        """The held ids, in the order added."""
         return list(self._ids)
 
     def add(
@@ -493,20 +493,20 @@ class PendingAdds:
         self._matrix = None
 
     def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
-        """The vectors (as added) of those ``ids`` that are pending."""
+        """The vectors (as added) of those ``ids`` that are held."""
         if not self._ids:
             return {}
         raw = self._raw()
         return {i: raw[self._rows[i]] for i in ids if i in self._rows}
 
     def matrix(self) -> FloatArray:
-        """Every pending vector, as added, one row per id of :attr:`ids`."""
+        """Every held vector, as added, one row per id of :attr:`ids`."""
         return self._raw()
 
     def nearest(self, vectors: FloatArray, k: int) -> list[list[tuple[str, float]]]:
-        """For each row of ``vectors``, the ``k`` nearest pending ids by cosine, nearest first.
+        """For each row of ``vectors``, the ``k`` nearest held ids by cosine, nearest first.
 
-        Exact: ``cos = (q · v) / (|q| |v|)`` over every pending vector (a few dozen rows).
+        Exact: ``cos = (q · v) / (|q| |v|)`` over every held vector (a few dozen rows).
         """
         queries = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
         if not self._ids or k <= 0:
@@ -523,7 +523,7 @@ class PendingAdds:
         ]
 
     def written(self) -> None:
-        """Forget every pending memory: they are in Chroma now (the journal is emptied)."""
+        """Forget every held memory: they are in Chroma now (the journal is emptied)."""
         if self.journal is not None:
             self.journal.clear()
         self._ids, self._rows, self._parts = [], {}, []

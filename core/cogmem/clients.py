@@ -1,0 +1,197 @@
+"""Opening Chroma: the client of a store, and the collections cogmem keeps in it.
+
+A memory's namespaces are Chroma collections of one client: ``collection`` for the default
+namespace, ``<collection>.ns.<digest>`` for the others (:func:`collection_name`), each created
+by cogmem (``created_by`` metadata) with cosine distance. Nothing here keeps state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .disk import storage_error
+from .errors import CogmemConnectionError, StoreError
+from .store import chroma_error
+
+__all__ = [
+    "DEFAULT_NAMESPACE",
+    "base_collections",
+    "collection_name",
+    "digest",
+    "ephemeral_client",
+    "http_client",
+    "list_namespaces",
+    "make_client",
+    "open_collection",
+    "space_of",
+]
+
+DEFAULT_NAMESPACE = "default"
+
+
+def digest(namespace: str) -> str:
+    return hashlib.sha1(namespace.encode()).hexdigest()[:16]
+
+
+def collection_name(base: str, namespace: str) -> str:
+    """The collection of ``namespace`` in a store whose default collection is ``base``."""
+    return base if namespace == DEFAULT_NAMESPACE else f"{base}.ns.{digest(namespace)}"
+
+
+def base_collections(client: Any) -> list[str]:
+    """The default collections of the stores ``client`` holds (namespaces left out), sorted."""
+    try:
+        held = client.list_collections()
+    except Exception as exc:
+        raise chroma_error("Chroma list_collections", exc, client) from exc
+    names = [c if isinstance(c, str) else c.name for c in held]
+    return sorted(n for n in names if ".ns." not in n)
+
+
+def list_namespaces(client: Any, base: str) -> list[str]:
+    """The namespaces of the store whose default collection is ``base``, sorted (the default
+    one always)."""
+    found = {DEFAULT_NAMESPACE}
+    prefix = f"{base}.ns."
+    try:
+        for col in client.list_collections():
+            name = col if isinstance(col, str) else col.name
+            if name.startswith(prefix):
+                meta = (
+                    (client.get_collection(name).metadata or {})
+                    if isinstance(col, str)
+                    else (col.metadata or {})
+                )
+                if "cogmem_namespace" in meta:
+                    found.add(str(meta["cogmem_namespace"]))
+    except Exception as exc:
+        raise chroma_error("Chroma list_collections", exc, client) from exc
+    return sorted(found)
+
+
+def make_client(path: str | Path | None) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    if path is None:
+        return ephemeral_client()
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    try:  # the folder exists and is locked (lock_folder)
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except Exception as exc:  # Chroma's InternalError for a read-only folder, ...
+        raise storage_error("opening the Chroma store", path, exc, chroma=True) from exc
+
+
+def ephemeral_client() -> Any:
+    """Chroma's in-process client, sharing the process's one in-memory Chroma.
+
+    Chroma keeps one in-memory instance per process and refuses a second client whose settings
+    differ from the first one's (``An instance of Chroma already exists for ephemeral with
+    different settings``). So cogmem asks with Chroma's default settings, which is what
+    ``chromadb.EphemeralClient()`` and LlamaIndex's ``ChromaVectorStore`` set-up use, and when
+    the instance was started with other settings, joins it with those. Its collections are
+    named ``cogmem-<random>`` and dropped on close, so they never meet the caller's.
+    """
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    try:
+        return chromadb.EphemeralClient()
+    except ValueError as exc:
+        running = getattr(SharedSystemClient, "_identifier_to_system", {}).get("ephemeral")
+        if running is None or "different settings" not in str(exc):
+            raise chroma_error("starting Chroma in memory", exc) from exc
+        return chromadb.EphemeralClient(settings=running.settings)
+
+
+def http_client(
+    host: str = "localhost",
+    port: int = 8000,
+    *,
+    ssl: bool = False,
+    headers: Mapping[str, str] | None = None,
+) -> Any:
+    """A ``chromadb.HttpClient`` for a Chroma server (``chroma run``), to pass as
+    ``CognitiveMemory(client=...)``.
+
+    Args:
+        host: The server's host name or address.
+        port: Its port.
+        ssl: Whether to use HTTPS.
+        headers: Extra HTTP headers (e.g. for authentication).
+
+    Raises:
+        CogmemConnectionError: No server answers at that address (names it).
+        StoreError: Chroma refused to create the client for another reason.
+    """
+    import chromadb
+    from chromadb.config import Settings
+
+    address = f"{'https' if ssl else 'http'}://{host}:{port}"
+    try:
+        return chromadb.HttpClient(
+            host=host,
+            port=port,
+            ssl=ssl,
+            headers=dict(headers or {}),
+            settings=Settings(anonymized_telemetry=False),
+        )
+    except Exception as exc:  # Chroma raises ValueError("Could not connect ...") from httpx
+        error = chroma_error("connecting to Chroma", exc)
+        if isinstance(error, CogmemConnectionError) or "could not connect" in str(exc).lower():
+            raise CogmemConnectionError(
+                f"cannot reach the Chroma server at {address} ({exc}); is it running?",
+                address=address,
+            ) from exc
+        raise error from exc
+
+
+def open_collection(client: Any, name: str, namespace: str, *, create: bool) -> Any:
+    try:
+        if create:
+            collection = client.get_or_create_collection(
+                name,
+                embedding_function=None,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"created_by": "cogmem", "cogmem_namespace": namespace},
+            )
+        else:
+            try:
+                collection = client.get_collection(name, embedding_function=None)
+            except Exception as exc:  # Chroma raises NotFoundError/ValueError by version
+                error = chroma_error("Chroma get_collection", exc, client)
+                if isinstance(error, CogmemConnectionError):  # unreachable is not "absent"
+                    raise error from exc
+                return None
+    except CogmemConnectionError:
+        raise
+    except Exception as exc:
+        raise chroma_error(f"opening Chroma collection {name!r}", exc, client) from exc
+    if (getattr(collection, "metadata", None) or {}).get("created_by") != "cogmem":
+        raise StoreError(
+            f"collection {name!r} was not created by cogmem (its records are not cogmem's); "
+            "use another collection name"
+        )
+    space = space_of(collection)
+    if space not in (None, "cosine"):
+        raise StoreError(
+            f"collection {name!r} uses {space!r} distance; cogmem needs cosine. "
+            "Use another collection name."
+        )
+    return collection
+
+
+def space_of(collection: Any) -> str | None:
+    try:
+        conf = collection.configuration
+        hnsw = conf.get("hnsw") if isinstance(conf, Mapping) else None
+        if isinstance(hnsw, Mapping) and hnsw.get("space"):
+            return str(hnsw["space"])
+    except Exception:  # older Chroma: configuration missing
+        pass
+    meta = getattr(collection, "metadata", None) or {}
+    space = meta.get("hnsw:space")
+    return str(space) if space else None

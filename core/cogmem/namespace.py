@@ -1,0 +1,642 @@
+"""One namespace of a memory: its Chroma collection and everything kept beside it.
+
+A :class:`Namespace` owns, for one namespace:
+
+* its Chroma collection (:class:`~cogmem.store.ChromaStore`), the source of truth;
+* its derived index (:class:`~cogmem.index.NamespaceIndex`: records, BM25, timeline, vectors),
+  loaded from the copy saved beside a folder store when that copy is current, else read from
+  Chroma, and saved again on :meth:`Namespace.flush`;
+* the adds held back from Chroma (:class:`~cogmem.held.HeldAdds`) and, on a folder store, their
+  journal; it alone decides when they must reach Chroma (before any other write, a filtered
+  scan, or when the group is full or old), and on loading it writes what dead writers' journals
+  hold;
+* the recalls written behind (reinforcements not yet in Chroma);
+* the write *generation* that tells a saved index from a stale one, and the catch-up with
+  other writers of a shared (``client=``) store.
+
+What every namespace of one memory shares is a :class:`StoreContext`. A namespace is not
+thread-safe: :class:`~cogmem.CognitiveMemory` calls it under its lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import CognitiveMemoryConfig
+from .errors import CogmemConnectionError, DimensionMismatchError, ReadOnlyError, StoreError
+from .filters import Where
+from .held import AddJournal, HeldAdds, JournalEntry, claim_orphans, journal_path, read_orphans
+from .index import NamespaceIndex
+from .lexical import BM25Index, Tokenizer
+from .records import MemoryRecord
+from .store import ChromaStore, FloatArray
+from .table import RecordTable
+
+__all__ = ["Namespace", "StoreContext", "merge_recalls"]
+
+log = logging.getLogger("cogmem")
+
+# Catching up with other writers re-reads this far behind the newest write stamp taken in
+# (ns): a write stamped on the writer's clock just before it reached Chroma, or on a clock up
+# to this much behind, is still seen. Re-reading is idempotent (each record's stamp is kept).
+_SYNC_OVERLAP_NS = 5_000_000_000
+
+
+@dataclass
+class StoreContext:
+    """What the namespaces of one memory share.
+
+    Attributes:
+        client: The Chroma client.
+        writer: This memory's writer token (``wb``), on every write.
+        config: The memory's configuration.
+        tokenizer: The BM25 tokenizer.
+        folder: A folder store's folder (``None`` for in-process and server stores).
+        index_dir: Where derived indexes and journals are kept (``None``: nowhere).
+        read_only: Opened with ``read_only=True``: nothing is written.
+        private: An in-process store under a name cogmem chose: nothing else can reach it.
+        sole_writer: Nothing else writes it (private, or a locked folder): no catch-up.
+        sync_interval_ns: The least time between two catch-ups with other writers.
+        buffered: Whether small adds are held back and written in groups (turned off for good
+            when a journal cannot be opened).
+    """
+
+    client: Any
+    writer: str
+    config: CognitiveMemoryConfig
+    tokenizer: Tokenizer
+    folder: Path | None
+    index_dir: Path | None
+    read_only: bool
+    private: bool
+    sole_writer: bool
+    sync_interval_ns: int
+    buffered: bool
+
+    def refuse_writes(self) -> None:
+        """Raise :class:`ReadOnlyError` on a store opened with ``read_only=True``."""
+        if self.read_only:
+            raise ReadOnlyError(
+                f"the store at {self.folder} was opened with read_only=True; open it without "
+                "to write (one writer at a time)"
+            )
+
+
+class Namespace:
+    """One namespace's collection, derived index, held adds, recalls and generation.
+
+    Args:
+        name: The namespace.
+        stem: The file stem of its index and journals (a digest of ``name``).
+        store: Its Chroma collection.
+        context: What it shares with the memory's other namespaces.
+    """
+
+    def __init__(self, name: str, stem: str, store: ChromaStore, context: StoreContext) -> None:
+        self.name = name
+        self._stem = stem
+        self._store = store
+        self._ctx = context
+        self._index: NamespaceIndex | None = None
+        self._generation = 0  # the Chroma generation the index reflects
+        self._saved = False  # the saved copy of the index is current
+        self._bumped = False  # this object has bumped the generation since loading/saving
+        self._synced_at: int | None = None  # when the last catch-up began (ns)
+        self._recalls: dict[str, MemoryRecord] = {}  # reinforcements not written yet
+        self._held: HeldAdds | None = None
+        self._width: int | None = None
+        #: Pairs (a, b) a conflict detector has judged here (see cogmem.maintenance).
+        self.judged: set[tuple[str, str]] = set()
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def store(self) -> ChromaStore:
+        """The Chroma collection (read it only after :meth:`write_held` to see every add)."""
+        return self._store
+
+    @property
+    def held_ids(self) -> list[str]:
+        """The adds acknowledged but not written to Chroma yet, in the order added."""
+        return [] if self._held is None else self._held.ids
+
+    @property
+    def index(self) -> NamespaceIndex:
+        """The derived index, loaded on first use (no catch-up: see :meth:`synced`)."""
+        return self._index if self._index is not None else self._load()
+
+    @property
+    def records(self) -> RecordTable:
+        """Every memory held, by id (read-only mapping)."""
+        return self.index.records
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __contains__(self, memory_id: object) -> bool:
+        return memory_id in self.index
+
+    def synced(self, *, offline: bool = False) -> NamespaceIndex:
+        """The index, caught up with what other writers added, updated and deleted.
+
+        Two cheap Chroma calls when nothing changed (~1-3 ms at 10k memories):
+
+        * ``get`` of the records whose write stamp ``w`` is above the index's horizon minus
+          ``_SYNC_OVERLAP_NS`` and whose writer ``wb`` is another: new ids are added (with
+          their BM25 postings), held ones overwritten when their stamp is newer than the
+          version held. A recall not yet written is merged into the newer version
+          (:func:`merge_recalls`), so that neither is lost.
+        * ``count``: when it differs from the index's size, memories were deleted (or an add
+          was missed), and the ids are reconciled in full (one ids-only ``get``).
+
+        A sole writer never catches up: a private in-process store, and a folder store, which
+        is locked while open (:mod:`cogmem.lock`). So only a ``client=`` store pays the calls
+        (~20-30 ms at 100k memories, at most once per ``sync_interval_seconds``).
+
+        Args:
+            offline: For reads that need nothing else from Chroma (get, memories, count): an
+                unreachable server leaves the index as held instead of raising.
+        """
+        index = self.index
+        if self._ctx.sole_writer:
+            return index
+        last = self._synced_at
+        if last is not None and time.time_ns() - last < self._ctx.sync_interval_ns:
+            return index  # caught up moments ago (config.sync_interval_seconds)
+        try:
+            return self._catch_up(index)
+        except CogmemConnectionError as exc:
+            if not offline:
+                raise
+            log.warning("reading namespace %r as held: %s", self.name, exc)
+            return index
+
+    def tokens(self, text: str) -> list[str]:
+        """``text`` as BM25 tokens."""
+        return self.index.tokenizer(text)
+
+    def ranked(self, tokens: Sequence[str], chunk_size: int) -> Iterable[list[tuple[str, float]]]:
+        """Every memory matching ``tokens``, best BM25 score first, in chunks."""
+        return self.index.bm25.ranked(tokens, chunk_size=chunk_size)
+
+    def bm25_scores(self, tokens: Sequence[str], ids: Sequence[str]) -> dict[str, float]:
+        """The BM25 score of each of ``ids`` for ``tokens``."""
+        return self.index.bm25.score(tokens, ids)
+
+    def neighbours(self, memory_id: str, span: int, window_seconds: float) -> list[str]:
+        """Memories formed within ``span`` places and ``window_seconds`` of ``memory_id``."""
+        return self.index.neighbours(memory_id, span, window_seconds)
+
+    def nearest(self, vectors: FloatArray, k: int) -> list[list[tuple[str, float]]]:
+        """For each row of ``vectors``, the ``k`` nearest memories as ``(id, cosine)``, nearest
+        first: Chroma's ANN results merged with an exact scan of the held adds."""
+        held = self._held
+        in_chroma = min(k, len(self.index) - (len(held) if held else 0))
+        found = (
+            self._store.nearest_many(vectors, in_chroma)
+            if in_chroma > 0
+            else [[] for _ in range(len(vectors))]
+        )
+        if held:
+            found = [
+                sorted(ours + theirs, key=lambda pair: -pair[1])[:k]
+                for ours, theirs in zip(found, held.nearest(vectors, k), strict=True)
+            ]
+        return found
+
+    def nearest_where(self, vector: FloatArray, k: int, where: Where) -> list[tuple[str, float]]:
+        """The ``k`` nearest memories under a Chroma ``where`` (Chroma's filtered scan, after
+        the held adds are written so that it sees them)."""
+        self.write_held()
+        records = self.records
+        return [(i, c) for i, c in self._store.nearest(vector, k, where) if i in records]
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
+        """The embeddings of ``ids``: from the index's vector file, the held adds, and Chroma
+        for the rest (which the vector file then keeps). Unknown ids are absent."""
+        index = self.index
+        found = index.vectors(ids)
+        rest = [i for i in ids if i not in found]
+        if rest and self._held:
+            found.update(self._held.vectors(rest))
+            rest = [i for i in rest if i not in found]
+        if rest:
+            fetched = self._store.vectors(rest)
+            found.update(fetched)
+            if index.keep_vectors(fetched):
+                self._saved = False
+        return found
+
+    def taken(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` are stored. The index knows this object's writes and every write
+        where it is the sole writer; elsewhere Chroma is asked too (~1 ms for one id)."""
+        index = self.index
+        found = {i for i in ids if i in index}
+        if not found and not self._ctx.sole_writer:
+            found = self._store.existing(ids)
+        return found
+
+    # ------------------------------------------------------------------ vector widths
+    def width(self) -> int | None:
+        """The width of the namespace's vectors, once anything holds one."""
+        if self._width is None:
+            if self._held:
+                self._width = int(self._held.matrix().shape[1])
+            else:
+                self._width = self._store.dimension()
+        return self._width
+
+    def check_width(self, width: int, what: str) -> None:
+        """Refuse vectors of another width than the namespace holds.
+
+        Raises:
+            DimensionMismatchError: It holds vectors of another width (names both).
+        """
+        held = self.width()
+        if held is not None and held != width:
+            raise DimensionMismatchError(
+                f"{what} have dimension {width}, but namespace {self.name!r} of this store "
+                f"holds vectors of dimension {held}: open it with the embedder it was built "
+                "with (or re-embed it: export, then import into a new store with --re-embed)"
+            )
+
+    def claim_width(self, width: int) -> None:
+        """Record the namespace's width before its first vector is written."""
+        if self.width() is None:
+            self._store.set_dimension(width)
+            self._width = width
+
+    # ------------------------------------------------------------------ writing
+    def add(self, records: list[MemoryRecord], vectors: FloatArray, *, may_hold: bool) -> None:
+        """Store new memories (ids checked free by the caller): held back from Chroma when
+        ``may_hold`` and the store buffers adds, else written at once. Either all are stored
+        or none."""
+        self.claim_width(int(vectors.shape[1]))
+        if may_hold and self._ctx.buffered and self._hold(records, vectors):
+            return
+        index = self.index  # loaded first, so this write is incremental
+        self._will_write()
+        store = self._chroma()  # the held adds first, in order
+        seqs, stamps = store.add(records, vectors)
+        try:
+            index.add(records, seqs, vectors=vectors)
+            index.set_stamps([r.id for r in records], stamps)
+        except BaseException:
+            self.take_back([r.id for r in records])
+            raise
+
+    def update(self, records: Sequence[MemoryRecord]) -> None:
+        """Rewrite stored memories (status, links, ...): to Chroma, then the index. A recall
+        not yet written for one of them is superseded by the record given."""
+        if not records:
+            return
+        self._will_write()
+        stamp = self._chroma().update(records)
+        self.index.update(records, stamp)
+        for record in records:
+            self._recalls.pop(record.id, None)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Forget memories for good (in Chroma and the index)."""
+        if not ids:
+            return
+        index = self.index
+        for memory_id in ids:
+            self._recalls.pop(memory_id, None)
+        self._will_write()
+        self._chroma().delete(ids)
+        index.remove(ids)
+
+    def take_back(self, ids: Sequence[str]) -> None:
+        """Delete memories a failed call had just stored (logs what it cannot reach)."""
+        try:
+            self._store.delete(ids)
+            self.index.remove(ids)
+        except Exception as exc:  # the store is unreachable: say what remains
+            log.error("could not take back %d memories of %r: %s", len(ids), self.name, exc)
+
+    def remember(self, updated: Sequence[MemoryRecord]) -> None:
+        """Apply recalled (reinforced) records now in memory, and to Chroma in batches of
+        ``reinforcement_flush_size`` (written behind)."""
+        self.index.update(updated)
+        self._recalls.update((m.id, m) for m in updated)
+        if len(self._recalls) >= self._ctx.config.reinforcement_flush_size:
+            self.write_recalls()
+
+    def write_recalls(self) -> None:
+        """Write the recalls not yet in Chroma (kept for the next try if the write fails)."""
+        if self._recalls:
+            self._will_write()
+            stamp = self._chroma().update(list(self._recalls.values()))
+            self.index.update(self._recalls.values(), stamp)
+        self._recalls.clear()
+
+    def write_held(self) -> None:
+        """Write the held adds to Chroma (as the index holds them now: a recall since is
+        included) and empty their journal. On failure they stay held. A read-only store's held
+        adds are a dead writer's, shown and never written."""
+        held = self._held
+        if not held or self._ctx.read_only:
+            return
+        table = self.records
+        ids = [i for i in held.ids if i in table]
+        vectors = held.vectors(ids)
+        self._will_write()
+        _, stamps = self._store.add(
+            [table[i] for i in ids],
+            np.stack([vectors[i] for i in ids]) if ids else held.matrix()[:0],
+            seqs=[table.seq(i) for i in ids],
+        )
+        self.index.set_stamps(ids, stamps)
+        held.written()
+
+    def flush(self) -> None:
+        """Write held adds and recalls, and save the index beside a folder store."""
+        if self._index is None or self._ctx.read_only:
+            return
+        self.write_held()
+        self.write_recalls()
+        if self._ctx.index_dir is not None and not self._saved:
+            self._save(self._ctx.index_dir)
+
+    def close(self, *, flushed: bool) -> None:
+        """Let go of the journal and the index's files. ``flushed``: everything held was
+        written (the journal is deleted); else the journal is left for the next open."""
+        if self._held is not None and self._held.journal is not None:
+            if flushed:
+                self._held.journal.discard()
+            else:
+                self._held.journal.release()
+        self._held = None
+        if self._index is not None:
+            self._index.close()
+
+    def drop(self) -> None:
+        """Delete the collection (an in-process store nothing else can reach)."""
+        try:
+            self._ctx.client.delete_collection(self._store.collection.name)
+        except Exception as exc:  # already gone; nothing to free
+            log.debug("could not drop %s: %s", self._store.collection.name, exc)
+
+    # ------------------------------------------------------------------ internals
+    def _chroma(self) -> ChromaStore:
+        """The collection, with the held adds written first (so that Chroma is complete)."""
+        self.write_held()
+        return self._store
+
+    def _will_write(self) -> None:
+        """Before the first write since the index was loaded or saved: bump the generation in
+        Chroma, so that every saved copy (this process's or another's) is known to be stale
+        until it is saved again."""
+        if self._bumped:
+            return
+        self._ctx.refuse_writes()
+        if self._index is None:
+            self._load()  # its generation is the one to bump
+        generation = max(self._generation, self._store.generation()) + 1
+        self._store.set_generation(generation)
+        self._generation = generation
+        self._bumped = True
+        self._saved = False
+
+    def _save(self, folder: Path) -> None:
+        """Save the index beside the store. It is a cache: when the disk refuses, say so and
+        go on (the next open rebuilds it from Chroma)."""
+        from .disk import storage_error
+
+        try:
+            self.index.save(folder, self._stem, self._generation)
+        except OSError as exc:
+            log.warning(
+                "could not save the index of namespace %r in %s (%s); it will be rebuilt from "
+                "Chroma on the next open",
+                self.name,
+                folder,
+                storage_error("saving the index", folder, exc),
+            )
+            return
+        self._saved = True
+        self._bumped = False
+
+    def _load(self) -> NamespaceIndex:
+        """Load the index from its saved copy when that is current, else read the records
+        from Chroma (BM25 reconciled by id); then write what dead writers' journals hold."""
+        ctx, cfg = self._ctx, self._ctx.config
+        generation = self._store.generation()
+        index, saved = None, None
+        # A single writer keeps its vector file beside the index; elsewhere another process
+        # could be appending to it (or, read-only, nothing may be written), so vectors go to
+        # a temporary file (see cogmem.vectors).
+        keep = ctx.sole_writer and ctx.index_dir is not None and not ctx.read_only
+        if ctx.index_dir is not None:
+            try:
+                index, saved = NamespaceIndex.load(
+                    ctx.index_dir, self._stem, ctx.tokenizer, keep_vectors=keep
+                )
+                bm25 = index.bm25
+                if (bm25.k1, bm25.b, bm25.epsilon) != (cfg.bm25_k1, cfg.bm25_b, cfg.bm25_epsilon):
+                    index, saved = None, None
+            except StoreError as exc:
+                if NamespaceIndex.saved(ctx.index_dir, self._stem):
+                    log.warning("rebuilding the index of namespace %r: %s", self.name, exc)
+                index, saved = None, None
+        if index is None:
+            index = NamespaceIndex(
+                BM25Index(k1=cfg.bm25_k1, b=cfg.bm25_b, epsilon=cfg.bm25_epsilon),
+                ctx.tokenizer,
+                self.name,
+                vector_home=(ctx.index_dir, self._stem)
+                if keep and ctx.index_dir is not None
+                else None,
+            )
+        if saved is None or saved != generation:
+            index.replace_records(self._store.all_records())
+        else:
+            self._saved = True
+        self._index = index
+        self._generation = generation
+        if ctx.index_dir is not None:
+            if ctx.read_only:
+                self._show_orphans(index, ctx.index_dir)
+            else:
+                self._replay(index, ctx.index_dir)
+        return index
+
+    def _replay(self, index: NamespaceIndex, folder: Path) -> None:
+        """Write to Chroma what dead writers' journals in ``folder`` hold and Chroma lacks
+        (adds they acknowledged but had not written yet), then delete those journals.
+
+        A journal that held bytes that could not be read back (damage: a flipped bit, a frame
+        that does not decode) or memories of another vector width is never deleted: what
+        checks out is written, the rest reported (an ERROR log line naming the file), and the
+        file moved aside (``<name>.damaged-<time>``) for a person to look at.
+        """
+        for journal in claim_orphans(folder, self._stem):
+            try:
+                read = journal.read()
+                fresh = [e for e in read.entries if e.record.id not in index]
+                if fresh:
+                    present = self._store.existing([e.record.id for e in fresh])
+                    fresh = [e for e in fresh if e.record.id not in present]
+                written, refused = self._write_back(index, fresh)
+            except BaseException:
+                journal.release()  # left for the next open
+                raise
+            if written:
+                log.info(
+                    "namespace %r: wrote %d acknowledged adds left in %s",
+                    self.name,
+                    written,
+                    journal.path.name,
+                )
+            if not read.damage and not refused:
+                journal.discard()
+                continue
+            kept = journal.set_aside()
+            problems = [f"{d.length} bytes at {d.offset} ({d.reason})" for d in read.damage]
+            problems += [f"{refused} memories of another vector width"] if refused else []
+            log.error(
+                "namespace %r: the add journal %s held what could not be written back: %s. "
+                "Acknowledged adds may be lost there; the %d memories that checked out are "
+                "stored. The journal was kept as %s",
+                self.name,
+                journal.path.name,
+                "; ".join(problems),
+                written,
+                kept,
+            )
+
+    def _write_back(
+        self, index: NamespaceIndex, entries: Sequence[JournalEntry]
+    ) -> tuple[int, int]:
+        """Write journaled memories to Chroma and the index; returns how many were written and
+        how many were refused for a vector width the namespace does not hold."""
+        width = self.width()
+        if width is None and entries:
+            width = len(entries[0].vector)
+        fits = [e for e in entries if len(e.vector) == width]
+        if fits and width is not None:
+            self.claim_width(width)
+            records = [e.record for e in fits]
+            self._will_write()
+            matrix = np.stack([e.vector for e in fits])
+            seqs, stamps = self._store.add(records, matrix, seqs=[e.seq for e in fits])
+            index.add(records, seqs, stamps, vectors=matrix)
+        return len(fits), len(entries) - len(fits)
+
+    def _show_orphans(self, index: NamespaceIndex, folder: Path) -> None:
+        """On a read-only store: index what dead writers' journals hold (no writer can be alive
+        while it is open), held in memory beside Chroma's memories, never written."""
+        width = self.width()
+        entries = [
+            e
+            for e in read_orphans(folder, self._stem)
+            if e.record.id not in index and (width is None or len(e.vector) == width)
+        ]
+        if not entries:
+            return
+        records = [e.record for e in entries]
+        matrix = np.stack([e.vector for e in entries])
+        index.add(records, [e.seq for e in entries], vectors=matrix)
+        if self._held is None:
+            self._held = HeldAdds(None)
+        self._held.add(records, [e.seq for e in entries], matrix)
+
+    def _hold(self, records: list[MemoryRecord], vectors: FloatArray) -> bool:
+        """Hold new memories back from Chroma (indexed, and journaled on a folder store);
+        ``False`` if they must be written at once (no journal could be opened). The held
+        group is written first when these would overfill it, or when it is older than
+        ``sync_interval_seconds`` on a store other processes may read."""
+        ctx = self._ctx
+        held = self._held
+        if held is None:
+            journal = None
+            if not ctx.private and ctx.index_dir is not None:
+                path = journal_path(ctx.index_dir, self._stem, ctx.writer)
+                try:
+                    journal = AddJournal(path)
+                except StoreError as exc:
+                    log.warning("writing every add at once: %s", exc)
+                    ctx.buffered = False
+                    return False
+            held = self._held = HeldAdds(journal)
+        aged = (
+            not ctx.private
+            and held.since is not None
+            and time.monotonic_ns() - held.since >= ctx.sync_interval_ns
+        )
+        if aged or len(held) + len(records) > ctx.config.add_flush_size:
+            self.write_held()
+        index = self.index
+        seqs = self._store.next_seqs(len(records))
+        index.add(records, seqs, vectors=vectors)
+        try:
+            held.add(records, seqs, vectors)  # the commit point: journaled, or nothing
+        except BaseException:
+            index.remove([r.id for r in records])
+            raise
+        return True
+
+    def _catch_up(self, index: NamespaceIndex) -> NamespaceIndex:
+        store = self._chroma()
+        # Whatever became visible after the previous catch-up began carries a stamp above its
+        # start minus the overlap; before the first one, above what the index holds.
+        started = time.time_ns()
+        floor = index.horizon if self._synced_at is None else self._synced_at
+        changed = store.changed_since(floor - _SYNC_OVERLAP_NS)
+        if changed:
+            newer = {
+                i: v for i, v in changed.items() if i not in index or v[2] > index.records.stamp(i)
+            }
+            for i, (theirs, seq, stamp) in list(newer.items()):
+                if i in self._recalls:
+                    self._recalls[i] = merge_recalls(theirs, self._recalls[i])
+                    newer[i] = (self._recalls[i], seq, stamp)
+            if newer:
+                index.apply(newer)
+                self._saved = False
+            index.horizon = max(index.horizon, max(v[2] for v in changed.values()))
+        if store.count() != len(index):
+            stored = set(store.ids())
+            gone = [i for i in index.records if i not in stored]
+            if gone:
+                index.remove(gone)
+                for i in gone:
+                    self._recalls.pop(i, None)
+            fresh = [i for i in stored if i not in index]
+            if fresh:
+                index.apply(store.stamped(fresh))
+            if gone or fresh:
+                self._saved = False
+        self._synced_at = started
+        return index
+
+
+def _later(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def merge_recalls(theirs: MemoryRecord, ours: MemoryRecord) -> MemoryRecord:
+    """Another writer's newer version of a memory, with this process's recalls (not yet
+    written) kept: the larger stability and access count, the later access, every session,
+    the stronger link. Everything else (status, confidence, ...) is theirs."""
+    links = dict(theirs.links)
+    for other, weight in ours.links.items():
+        links[other] = max(weight, links.get(other, 0.0))
+    return replace(
+        theirs,
+        memory_type="core" if ours.memory_type == "core" else theirs.memory_type,
+        stability=max(theirs.stability, ours.stability),
+        access_count=max(theirs.access_count, ours.access_count),
+        last_accessed_at=_later(theirs.last_accessed_at, ours.last_accessed_at),
+        session_ids=tuple(dict.fromkeys((*theirs.session_ids, *ours.session_ids))),
+        links=links,
+        links_updated_at=_later(theirs.links_updated_at, ours.links_updated_at),
+    )

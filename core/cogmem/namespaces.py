@@ -1,0 +1,219 @@
+"""The namespaces of one memory: opened on first use, and written to as one.
+
+:class:`Namespaces` opens the store's client and its collections (:mod:`cogmem.clients`) and
+keeps one :class:`~cogmem.namespace.Namespace` per namespace in use. What touches several
+namespaces at once lives here: storing one call's new memories all or none, refusing ids
+already taken, checking vector widths, flushing and closing. Not thread-safe:
+:class:`~cogmem.CognitiveMemory` calls it under its lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .checks import check_name
+from .clients import (
+    DEFAULT_NAMESPACE,
+    base_collections,
+    collection_name,
+    digest,
+    list_namespaces,
+    open_collection,
+)
+from .config import CognitiveMemoryConfig
+from .disk import check_space
+from .errors import DuplicateIdError, MemoryNotFoundError, StorageError
+from .held import JOURNALS_SUPPORTED
+from .lexical import Tokenizer
+from .namespace import Namespace, StoreContext
+from .records import MemoryRecord
+from .store import ChromaStore, FloatArray
+
+__all__ = ["DEFAULT_COLLECTION", "Namespaces"]
+
+log = logging.getLogger("cogmem")
+
+DEFAULT_COLLECTION = "cogmem"
+
+
+class Namespaces:
+    """The namespaces of one store, each its own Chroma collection.
+
+    Args:
+        client: The Chroma client.
+        config: The memory's configuration.
+        path: A folder store's folder (``None``: in-process or a server).
+        collection: The default namespace's collection (``None``: ``cogmem``, or a fresh
+            ``cogmem-<random>`` for an in-process store, so two in-process memories never
+            share data).
+        index_dir: Where derived indexes and journals go (default ``path``).
+        read_only: Opened for reading only.
+        served: ``client`` was given (a server others may write).
+
+    Raises:
+        StorageError: Read-only, and the store has no such collection.
+        StoreError: A collection exists that cogmem did not create, or Chroma failed.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        config: CognitiveMemoryConfig,
+        *,
+        path: Path | None,
+        collection: str | None,
+        index_dir: Path | None,
+        read_only: bool,
+        served: bool,
+    ) -> None:
+        ephemeral = path is None and not served
+        # An in-process store under a name cogmem chose is private: nothing else reaches it.
+        private = ephemeral and collection is None
+        if collection is None:
+            collection = f"cogmem-{uuid.uuid4().hex[:12]}" if ephemeral else DEFAULT_COLLECTION
+        self.base = check_name(collection, "collection")
+        self._drop_on_close = ephemeral and self.base.startswith("cogmem-")
+        root = index_dir if index_dir is not None else path
+        interval = config.sync_interval_seconds
+        if interval is None:
+            interval = 0.0 if served else 1.0
+        self.context = StoreContext(
+            client=client,
+            writer=uuid.uuid4().hex[:16],  # the "wb" token of this object's writes
+            config=config,
+            tokenizer=Tokenizer(language=config.stemmer_language),
+            folder=path,
+            index_dir=None if root is None else Path(root) / "cogmem-index" / self.base,
+            read_only=read_only,
+            private=private,
+            sole_writer=private or path is not None,  # private, or a locked folder
+            sync_interval_ns=int(interval * 1e9),
+            # Small adds are written in groups where cogmem alone decides when Chroma sees
+            # them: a private store, or a folder (journaled). A client= store is read by
+            # other processes: written at once.
+            buffered=config.add_flush_size > 0
+            and (private or (path is not None and JOURNALS_SUPPORTED)),
+        )
+        self._open: dict[str, Namespace] = {}
+        self._reserve = int(config.disk_reserve_mb * 2**20)
+        if not read_only:
+            self.require(DEFAULT_NAMESPACE)
+        elif self.get(DEFAULT_NAMESPACE) is None:
+            held = base_collections(client)
+            listed = f"it has {', '.join(map(repr, held))}" if held else "it has none"
+            raise StorageError(
+                f"the store at {path} has no cogmem collection {self.base!r} ({listed})",
+                path=str(path),
+            )
+
+    def names(self) -> list[str]:
+        """The namespaces that hold (or held) memories, sorted."""
+        return list_namespaces(self.context.client, self.base)
+
+    def get(self, name: str, *, create: bool = False) -> Namespace | None:
+        """The namespace ``name``, opened on first use; ``None`` when its collection does not
+        exist and ``create`` is off."""
+        found = self._open.get(name)
+        if found is not None:
+            return found
+        ctx = self.context
+        collection = open_collection(
+            ctx.client, collection_name(self.base, name), name, create=create
+        )
+        if collection is None:
+            return None
+        folder, reserve = ctx.folder, self._reserve
+        store = ChromaStore(
+            collection,
+            writer=ctx.writer,
+            space=None if folder is None else lambda needed: check_space(folder, needed, reserve),
+        )
+        found = self._open[name] = Namespace(name, digest(name), store, ctx)
+        return found
+
+    def require(self, name: str) -> Namespace:
+        """The namespace ``name``, created if needed (on a writable store).
+
+        Raises:
+            MemoryNotFoundError: Read-only, and it does not exist.
+        """
+        found = self.get(name, create=not self.context.read_only)
+        if found is None:
+            raise MemoryNotFoundError(f"namespace {name!r} holds no memories")
+        return found
+
+    def check_widths(self, records: Sequence[MemoryRecord], vectors: FloatArray, what: str) -> None:
+        """Refuse vectors of another width than a namespace they go to holds."""
+        for name in dict.fromkeys(r.namespace for r in records):
+            found = self.get(name)
+            if found is not None:
+                found.check_width(int(vectors.shape[1]), what)
+
+    def refuse_taken(self, records: Sequence[MemoryRecord], chosen: set[str]) -> None:
+        """Raise :class:`DuplicateIdError` if a caller-chosen id among ``records`` is stored
+        (a namespace not created yet holds nothing, and is not created here)."""
+        by_namespace: dict[str, list[str]] = {}
+        for r in records:
+            if r.id in chosen:
+                by_namespace.setdefault(r.namespace, []).append(r.id)
+        for name, ids in by_namespace.items():
+            found = self.get(name)
+            taken = set() if found is None else found.taken(ids)
+            if taken:
+                raise DuplicateIdError(
+                    f"ids already stored in namespace {name!r}: {sorted(taken)[:5]}; "
+                    "delete them first or pick others"
+                )
+
+    def store_new(self, records: list[MemoryRecord], vectors: FloatArray) -> None:
+        """Store new memories (ids checked free) namespace by namespace: all, or none. A small
+        add to one namespace may be held back from Chroma (see :mod:`cogmem.held`)."""
+        if not records:
+            return
+        by_namespace: dict[str, list[int]] = {}
+        for i, r in enumerate(records):
+            by_namespace.setdefault(r.namespace, []).append(i)
+        may_hold = len(by_namespace) == 1 and len(records) < self.context.config.add_flush_size
+        written: list[MemoryRecord] = []
+        try:
+            for name, rows in by_namespace.items():
+                part = [records[i] for i in rows]
+                matrix = vectors if len(rows) == len(records) else vectors[rows]
+                self.require(name).add(part, matrix, may_hold=may_hold)
+                written.extend(part)
+        except BaseException:
+            self.take_back(written)  # one call, one outcome
+            raise
+
+    def take_back(self, records: Sequence[MemoryRecord]) -> None:
+        """Delete memories a call just stored (a later step of the call failed)."""
+        by_namespace: dict[str, list[str]] = {}
+        for r in records:
+            by_namespace.setdefault(r.namespace, []).append(r.id)
+        for name, ids in by_namespace.items():
+            self.require(name).take_back(ids)
+
+    def flush(self) -> None:
+        """Write every namespace's held adds and recalls, and save their indexes."""
+        for name in sorted(self._open):
+            self._open[name].flush()
+
+    def close(self, *, flushed: bool) -> None:
+        """Let go of every namespace (``flushed``: all was written); an in-process store
+        under a name cogmem chose is dropped (nothing else can reach it)."""
+        for namespace in self._open.values():
+            namespace.close(flushed=flushed)
+            if self._drop_on_close:
+                namespace.drop()
+
+
+def refuse_repeats(records: Sequence[MemoryRecord]) -> None:
+    """Raise :class:`DuplicateIdError` if one call names an id twice in one namespace."""
+    keys = [(r.namespace, r.id) for r in records]
+    if len(set(keys)) != len(keys):
+        dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
+        raise DuplicateIdError(f"ids given more than once in one call: {dupes}")

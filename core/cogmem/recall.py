@@ -1,0 +1,333 @@
+"""The search pipeline: from a query to explained results, and what recalling them changes.
+
+:func:`recall` runs one namespace's search as a sequence of small steps, each readable alone::
+
+    candidates      the dense and the lexical list, under one filter        (found by the query)
+    context         episodes formed next to the best-matching episodes      (via="context")
+    associations    memories linked to the best-matching ones               (via="association")
+    score           relevance · R^α · penalties, explained                  (cogmem.scoring)
+    originals       deep recall: an archived original replaces its summary
+    diversify       maximal marginal relevance, when asked
+    pack            top_k and the token budget                              (cogmem.packing)
+
+and :func:`reinforcement` says how the memories returned are strengthened (spaced recall and
+co-recall links), for the caller to apply. Nothing here writes or reads the clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from .associations import current_links, spread, strengthen_links
+from .config import CognitiveMemoryConfig
+from .filters import Where
+from .namespace import Namespace
+from .packing import TokenCounter, mmr_order, pack
+from .records import MemoryRecord, SearchResult
+from .retention import reinforce
+from .scoring import Candidate, fuse, score_candidates
+from .store import FloatArray
+
+__all__ = [
+    "Query",
+    "associations",
+    "candidates",
+    "context",
+    "diversify",
+    "originals",
+    "recall",
+    "reinforcement",
+]
+
+# Spreading activation starts from this many of the best-matching candidates.
+_ASSOCIATION_SEEDS = 10
+# Co-recall links grow among this many of a search's first direct results (bounds link growth).
+_CO_RECALL = 5
+
+
+@dataclass(frozen=True)
+class Query:
+    """One search, its arguments checked.
+
+    Attributes:
+        text: The cue.
+        vector: Its embedding.
+        mode: ``dense`` | ``lexical`` | ``hybrid``.
+        now: The time decay is computed at.
+        top_k: At most this many results.
+        token_budget: At most this many tokens of memory text (``None``: no budget).
+        min_score: Results scoring below this are dropped.
+        deep_recall: Superseded memories are candidates too.
+        diversity: Order by maximal marginal relevance before packing.
+        where: The filter as a Chroma ``where`` clause (the dense list's narrow-filter scan).
+        allowed: The same filter as a predicate on records.
+    """
+
+    text: str
+    vector: FloatArray
+    mode: str
+    now: datetime
+    top_k: int
+    token_budget: int | None
+    min_score: float
+    deep_recall: bool
+    diversity: bool
+    where: Where
+    allowed: Callable[[MemoryRecord], bool]
+
+
+def recall(
+    namespace: Namespace,
+    query: Query,
+    config: CognitiveMemoryConfig,
+    count_tokens: TokenCounter,
+) -> list[SearchResult]:
+    """The results of ``query`` in ``namespace``, best first, each explained."""
+    found = candidates(namespace, query, config)
+    fused = fuse(found, query.mode, config)  # neighbours found next add nothing to it
+    found += context(namespace, found, fused, query.allowed, config)
+    found += associations(namespace, found, fused, query.allowed, query.now, config)
+    # Without a token budget or diversity, packing takes the first k: explain only those.
+    plain = query.token_budget is None and not query.diversity and not query.deep_recall
+    ranked = score_candidates(
+        found,
+        mode=query.mode,
+        now=query.now,
+        config=config,
+        limit=query.top_k if plain else None,
+        fused=fused,
+    )
+    if query.deep_recall:
+        ranked = originals(ranked)
+    if query.diversity:
+        ranked = diversify(namespace, ranked, found, config)
+    return pack(
+        ranked,
+        top_k=query.top_k,
+        token_budget=query.token_budget,
+        min_score=query.min_score,
+        count_tokens=count_tokens,
+    )
+
+
+def candidates(
+    namespace: Namespace, query: Query, config: CognitiveMemoryConfig
+) -> list[Candidate]:
+    """The dense and lexical lists under one filter, each up to ``k_dense``/``k_sparse``.
+
+    Chroma is asked for ids and distances only (records come from the namespace's index),
+    unfiltered (a filtered vector query is a scan there), and filtered here; when the filter
+    leaves fewer than ``k_dense``, four times as many are asked for, and only if that is still
+    short does Chroma run the filtered query. Held adds are scanned exactly beside it.
+    """
+    records = namespace.records
+    size = len(records)
+    if size == 0:
+        return []
+    # id -> its record if held and passing the filter, else None. Records are built from
+    # columns, once each, a batch at a time.
+    kept: dict[str, MemoryRecord | None] = {}
+
+    def admit(ids: Iterable[str]) -> None:
+        new = list(dict.fromkeys(i for i in ids if i not in kept))
+        for memory_id, record in zip(new, records.records_of(new), strict=True):
+            kept[memory_id] = record if record is not None and query.allowed(record) else None
+
+    dense: list[tuple[str, float]] = []
+    if query.mode in ("dense", "hybrid"):
+        want = min(size, config.k_dense)
+        for n in (want, min(size, 4 * want)):
+            nearest = namespace.nearest(query.vector[None, :], n)[0]
+            admit(i for i, _ in nearest)
+            dense = [(i, c) for i, c in nearest if kept[i]]
+            if len(dense) >= want or len(nearest) == size:
+                break
+        if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
+            dense = namespace.nearest_where(query.vector, want, query.where)
+        dense = dense[:want]
+    tokens = namespace.tokens(query.text)
+    lexical: list[tuple[str, float]] = []
+    if query.mode in ("lexical", "hybrid"):
+        for chunk in namespace.ranked(tokens, config.k_sparse):
+            admit(i for i, _ in chunk)
+            lexical += [(i, s) for i, s in chunk if kept[i]]
+            if len(lexical) >= config.k_sparse:
+                break
+        lexical = lexical[: config.k_sparse]
+    cosine = dict(dense)
+    keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
+    # Vectors are read only where they are used: the cosine of a lexical-only hit, and the
+    # similarity between versions when facts are among the candidates.
+    chosen = {i: kept.get(i) or records[i] for i in keep}
+    facts = any(r.memory_type in ("semantic", "core") for r in chosen.values())
+    vectors = namespace.vectors(keep if facts else [i for i in keep if i not in cosine])
+    dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
+    lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
+    bm25 = dict(lexical)
+    if query.mode != "dense":
+        missing = [i for i in keep if i not in bm25]
+        if missing:
+            bm25.update(namespace.bm25_scores(tokens, missing))
+    lexical_only = {i: vectors[i] for i in keep if i not in cosine and i in vectors}
+    cosine.update(_cosines(query.vector, lexical_only))
+    return [
+        Candidate(
+            memory=chosen[i],
+            vector=vectors.get(i),
+            cosine=cosine[i],
+            dense_rank=dense_rank.get(i),
+            bm25=bm25.get(i) if query.mode != "dense" else None,
+            lexical_rank=lexical_rank.get(i),
+        )
+        for i in keep
+        if i in cosine
+    ]
+
+
+def _cosines(query: FloatArray, vectors: Mapping[str, FloatArray]) -> dict[str, float]:
+    """``cos = (v · q) / (|v| |q|)`` of each vector (0 for a zero vector)."""
+    if not vectors:
+        return {}
+    matrix = np.stack(list(vectors.values()))
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
+    sims = (matrix @ query) / np.where(norms > 0, norms, 1.0)
+    return dict(zip(vectors, sims.tolist()))
+
+
+def context(
+    namespace: Namespace,
+    found: list[Candidate],
+    fused: Mapping[str, float],
+    allowed: Callable[[MemoryRecord], bool],
+    config: CognitiveMemoryConfig,
+) -> list[Candidate]:
+    """Episodes formed right before or after the best-matching episodes (temporal context).
+
+    A neighbour within ``context_span`` places of a seed on the namespace's timeline and
+    ``context_window_seconds`` of it in time inherits ``context_spread`` × the seed's fused
+    relevance. Its cosine is not computed (it was not found by meaning).
+    """
+    if config.context_spread <= 0 or config.context_span <= 0 or config.context_seeds <= 0:
+        return []
+    seeds = sorted(
+        (c for c in found if c.memory.memory_type == "episodic"),
+        key=lambda c: -fused.get(c.memory.id, 0.0),
+    )[: config.context_seeds]
+    reached: list[tuple[str, float, str]] = []  # (neighbour, inherited, seed)
+    for seed in seeds:
+        inherited = config.context_spread * fused.get(seed.memory.id, 0.0)
+        for neighbour in namespace.neighbours(
+            seed.memory.id, config.context_span, config.context_window_seconds
+        ):
+            reached.append((neighbour, inherited, seed.memory.id))
+    known = {c.memory.id: c.memory for c in found}
+    built = namespace.records.records_of([n for n, _, _ in reached if n not in known])
+    known.update((r.id, r) for r in built if r is not None)
+    return [
+        Candidate(
+            memory=known[neighbour],
+            vector=None,
+            cosine=None,
+            via="context",
+            inherited=inherited,
+            source_id=seed_id,
+        )
+        for neighbour, inherited, seed_id in reached
+        if neighbour in known and allowed(known[neighbour])
+    ]
+
+
+def associations(
+    namespace: Namespace,
+    found: list[Candidate],
+    fused: Mapping[str, float],
+    allowed: Callable[[MemoryRecord], bool],
+    now: datetime,
+    config: CognitiveMemoryConfig,
+) -> list[Candidate]:
+    """Memories linked to the best-matching ones (spreading activation, design §6): each
+    inherits ``relevance(seed) · Π (w · 0.5)`` along links of weight ≥ ``link_threshold``."""
+    if config.graph_expansion_hops <= 0:
+        return []
+    direct = {c.memory.id: c.memory for c in found if c.via == "search"}
+    seeds = dict(sorted(fused.items(), key=lambda kv: -kv[1])[:_ASSOCIATION_SEEDS])
+    if not any(direct[i].links for i in seeds if i in direct):
+        return []
+    records = namespace.records
+
+    def neighbours(memory_id: str) -> dict[str, float]:
+        record = direct.get(memory_id) or records.get(memory_id)
+        if record is None:
+            return {}
+        return {o: w for o, w in current_links(record, now, config).items() if o in records}
+
+    out: list[Candidate] = []
+    for other, (inherited, origin) in spread(seeds, neighbours, config).items():
+        record = records[other]
+        if allowed(record):
+            out.append(
+                Candidate(
+                    memory=record,
+                    vector=None,
+                    cosine=None,
+                    via="association",
+                    inherited=inherited,
+                    source_id=origin,
+                )
+            )
+    return out
+
+
+def originals(ranked: list[SearchResult]) -> list[SearchResult]:
+    """Deep recall: a summary gives way when one of the originals it replaced is found.
+
+    A summary and its originals say the same thing, and deep recall asks for the originals.
+    (A newer version from ``supersede()`` is not a summary: it keeps its place.)
+    """
+    opened = {(r.memory.superseded_by, r.id) for r in ranked if r.memory.superseded_by}
+    return [r for r in ranked if not any((r.id, original) in opened for original in r.memory.links)]
+
+
+def diversify(
+    namespace: Namespace,
+    ranked: list[SearchResult],
+    found: list[Candidate],
+    config: CognitiveMemoryConfig,
+) -> list[SearchResult]:
+    """``ranked`` in maximal-marginal-relevance order (λ = ``mmr_lambda``) on embeddings."""
+    vectors = {c.memory.id: c.vector for c in found if c.vector is not None}
+    vectors.update(namespace.vectors([r.id for r in ranked if r.id not in vectors]))
+    ranked = [r for r in ranked if r.id in vectors]
+    return mmr_order(ranked, [vectors[r.id] for r in ranked], lambda_=config.mmr_lambda)
+
+
+def reinforcement(
+    results: list[SearchResult],
+    now: datetime,
+    config: CognitiveMemoryConfig,
+    session_id: str | None,
+) -> list[MemoryRecord]:
+    """The returned memories as recalling them leaves them: each reinforced (spaced recall;
+    half the gain for one reached through a link), and the first few the query itself found
+    linked to each other (co-recall)."""
+    updated = [
+        reinforce(
+            r.memory,
+            now,
+            config,
+            session_id=session_id,
+            via_association=r.explanation.via == "association",
+        )
+        for r in results
+    ]
+    direct = [i for i, r in enumerate(results) if r.explanation.via == "search"]
+    linked = direct[:_CO_RECALL]
+    if len(linked) >= 2:
+        strengthened = strengthen_links([updated[i] for i in linked], now, config)
+        for i, record in zip(linked, strengthened):
+            updated[i] = record
+    return updated
