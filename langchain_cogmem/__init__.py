@@ -21,12 +21,10 @@ conversation memory also needs ``langchain-classic`` and the store ``langgraph``
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from cogmem.wording import install_hint
-
-from .errors import ConflictDetectorError, SummarizerError
+from cogmem.errors import ConflictDetectorError, SummarizerError
+from cogmem.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .judges import (
@@ -87,22 +85,4 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the adapter ``name`` on first use (PEP 562), naming the package it needs."""
-    if name not in _LAZY:
-        raise AttributeError(f"module 'langchain_cogmem' has no attribute {name!r}")
-    module_name, package = _LAZY[name]
-    try:
-        module = importlib.import_module(f".{module_name}", __name__)
-    except ImportError as exc:
-        raise ImportError(
-            f"langchain_cogmem.{name} needs {package} ({exc}); "
-            f"install the adapters with: {install_hint('langchain')}"
-        ) from exc
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, "langchain")

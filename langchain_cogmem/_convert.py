@@ -1,8 +1,5 @@
-"""Type conversions shared by the adapters (no scoring logic lives here).
-
-Also the one place that reaches past the public core API: :func:`list_memories`, because the
-core has no public way yet to enumerate a namespace (see its docstring).
-"""
+"""Type conversions shared by the LangChain adapters (no scoring logic lives here): clocks,
+and memories and results as metadata (the core's codec, :mod:`cogmem.codec`)."""
 
 from __future__ import annotations
 
@@ -11,6 +8,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from cogmem import CognitiveMemory, InvalidTypeError, MemoryRecord, SearchResult
+from cogmem.codec import result_to_json
 
 Clock = Callable[[], datetime]
 
@@ -35,41 +33,11 @@ def current_time(now: Clock | None) -> datetime:
     return moment
 
 
-def iso(moment: datetime | None) -> str | None:
-    """ISO 8601 text of a datetime (``None`` stays ``None``)."""
-    return None if moment is None else moment.isoformat()
-
-
-def memory_fields(memory: MemoryRecord) -> dict[str, Any]:
-    """Every field of a memory as JSON-friendly values (times as ISO 8601 text)."""
-    return {
-        "id": memory.id,
-        "memory_type": memory.memory_type,
-        "importance": memory.importance,
-        "confidence": memory.confidence,
-        "stability": memory.stability,
-        "created_at": iso(memory.created_at),
-        "last_accessed_at": iso(memory.last_accessed_at),
-        "access_count": memory.access_count,
-        "session_ids": list(memory.session_ids),
-        "status": memory.status,
-        "superseded_by": memory.superseded_by,
-        "previous_version": memory.previous_version,
-        "pinned": memory.pinned,
-        "tags": list(memory.tags),
-        "namespace": memory.namespace,
-        "links": dict(memory.links),
-        "metadata": dict(memory.metadata),
-    }
-
-
 def result_metadata(result: SearchResult) -> dict[str, Any]:
-    """A search result's memory fields plus its ``score`` and ``explanation`` (a dict)."""
-    return {
-        **memory_fields(result.memory),
-        "score": result.score,
-        "explanation": result.explanation.as_dict(),
-    }
+    """A search result as Document metadata: every field of its memory but the text (which is
+    the page content), its ``score`` and its ``explanation`` (a dict); see
+    :func:`cogmem.codec.result_to_json`."""
+    return {k: v for k, v in result_to_json(result).items() if k != "text"}
 
 
 def list_memories(memory: CognitiveMemory, namespace: str) -> list[MemoryRecord]:

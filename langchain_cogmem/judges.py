@@ -1,19 +1,12 @@
 """Any LangChain chat model, LLM or Runnable as one of cogmem's yes/no judges.
 
 * :func:`conflict_detector_from`: do two memories contradict each other? For
-  ``memory.maintain(now, conflict_detector=...)``, which records the pairs it says yes to (the
-  weaker of the two is then demoted whenever both match a query).
-* :func:`dedup_judge_from`: does a new write say the same as the stored memory nearest to it,
-  where the words alone cannot tell (an inflection, a plain word added)? For
-  ``CognitiveMemory(dedup_judge=...)``: yes merges the write, no stores it.
+  ``memory.maintain(now, conflict_detector=...)``, which records the pairs it says yes to.
+* :func:`dedup_judge_from`: does a new write restate the stored memory nearest to it, where the
+  words alone cannot tell? For ``CognitiveMemory(dedup_judge=...)``: yes merges the write.
 
-How a reply is read (:func:`parse_yes_no`): a leading ``<think>...</think>`` block, leading
-punctuation or markdown (``**``, quotes, ``-``) and an ``Answer:`` label are skipped; the first
-word then decides, case-insensitively: ``yes``/``true`` or ``no``/``false``. Anything else is
-*unclear*: by default an error naming the answer, so that a prompt or model that does not
-answer yes or no is noticed at once; ``on_unclear="no"`` counts it as no (logged as a warning).
-The prompts, the reading and the errors are the core's (:mod:`cogmem.judges`); this module
-only formats the prompt and calls the model.
+The prompts, how a reply is read and what the judges raise are the core's
+(:mod:`cogmem.judges`); this module formats the prompt and calls the model.
 """
 
 from __future__ import annotations
@@ -24,7 +17,7 @@ from typing import Any, Literal
 from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from cogmem.errors import JudgeError
+from cogmem.errors import ConflictDetectorError, JudgeError
 from cogmem.judges import (
     CONFLICT,
     RESTATEMENT,
@@ -36,7 +29,6 @@ from cogmem.judges import (
 )
 
 from ._models import check_model, model_name, prompt_template, reply_text
-from .errors import ConflictDetectorError
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
@@ -45,6 +37,9 @@ __all__ = [
     "dedup_judge_from",
     "parse_yes_no",
 ]
+
+Prompt = str | BasePromptTemplate[Any] | None
+OnUnclear = Literal["raise", "no"]
 
 
 def _default_prompt(question: Question) -> ChatPromptTemplate:
@@ -62,75 +57,37 @@ DEFAULT_DEDUP_PROMPT = _default_prompt(RESTATEMENT)
 
 
 def conflict_detector_from(
-    model: Runnable[Any, Any],
-    prompt: str | BasePromptTemplate[Any] | None = None,
-    *,
-    on_unclear: Literal["raise", "no"] = "raise",
+    model: Runnable[Any, Any], prompt: Prompt = None, *, on_unclear: OnUnclear = "raise"
 ) -> Callable[[str, str], bool]:
-    """Build a cogmem conflict detector (``(text_a, text_b) -> bool``) from a LangChain model.
-
-    The two texts are formatted into ``prompt`` (``{first}`` and ``{second}``), sent to
-    ``model``, and the reply is read as yes (they contradict each other) or no. Works with chat
-    models (the reply is a message), LLMs and any Runnable that returns a string or a message.
-    Pass the result to ``memory.maintain(now, conflict_detector=...)``.
+    """A conflict detector ``(text_a, text_b) -> bool`` asking a LangChain chat model, LLM or
+    Runnable (its reply a message or a str), for ``memory.maintain(conflict_detector=...)``.
 
     Args:
-        model: A chat model, an LLM or any Runnable taking the formatted prompt.
-        prompt: A template string or a LangChain prompt template with ``{first}`` and
-            ``{second}`` variables and no others; default :data:`DEFAULT_CONFLICT_PROMPT`.
-            It should ask for a one-word yes/no answer.
-        on_unclear: What an answer that is neither yes nor no means: ``"raise"`` (default) a
-            :class:`~langchain_cogmem.ConflictDetectorError` naming the answer; ``"no"``: no
-            contradiction (logged as a warning on the ``cogmem`` logger).
-
-    Returns:
-        A callable ``detect(text_a, text_b) -> bool``. It raises
-        :class:`cogmem.InvalidTypeError` / :class:`cogmem.InvalidInputError` for a text that is
-        not a str or is blank, and :class:`~langchain_cogmem.ConflictDetectorError` (a
-        :class:`cogmem.errors.JudgeError` carrying both texts and the answer) when the model
-        raises, returns no text, or (``on_unclear="raise"``) answers neither yes nor no.
+        model: The model.
+        prompt: A template string or LangChain prompt template with ``{first}`` and
+            ``{second}``; default :data:`DEFAULT_CONFLICT_PROMPT`.
+        on_unclear: ``"raise"`` or ``"no"`` (see :mod:`cogmem.judges`).
 
     Raises:
         InvalidTypeError: ``model`` is not a Runnable or ``prompt`` is not a str/template.
-        InvalidInputError: ``prompt`` lacks ``{first}`` or ``{second}``, or has other
-            variables, or ``on_unclear`` is not ``"raise"`` or ``"no"``.
+        InvalidInputError: ``prompt`` has other variables, or ``on_unclear`` another value.
     """
     return _judge_from(model, prompt, CONFLICT, on_unclear, ConflictDetectorError)
 
 
 def dedup_judge_from(
-    model: Runnable[Any, Any],
-    prompt: str | BasePromptTemplate[Any] | None = None,
-    *,
-    on_unclear: Literal["raise", "no"] = "raise",
+    model: Runnable[Any, Any], prompt: Prompt = None, *, on_unclear: OnUnclear = "raise"
 ) -> Callable[[str, str], bool]:
-    """Build cogmem's dedup judge (``(stored_text, new_text) -> bool``) from a LangChain model.
-
-    Write-time dedup asks it only where the words cannot tell whether a write restates its
-    nearest memory (``CognitiveMemory(dedup_judge=...)``; see :mod:`cogmem.dedup`): yes merges
-    the write into that memory, no stores it as a newer version. If the judge raises, cogmem
-    logs it and stores the write: a failing model never loses one.
-
-    Args:
-        model: A chat model, an LLM or any Runnable taking the formatted prompt.
-        prompt: A template string or a LangChain prompt template with ``{first}`` (the stored
-            memory) and ``{second}`` (the new write) and no others; default
-            :data:`DEFAULT_DEDUP_PROMPT`. It should ask for a one-word yes/no answer.
-        on_unclear: As for :func:`conflict_detector_from`.
-
-    Returns:
-        A callable ``judge(stored_text, new_text) -> bool``; it raises
-        :class:`cogmem.errors.JudgeError` as :func:`conflict_detector_from`'s detector does.
-
-    Raises:
-        InvalidTypeError / InvalidInputError: As for :func:`conflict_detector_from`.
+    """Write-time dedup's judge ``(stored_text, new_text) -> bool`` asking a LangChain model,
+    for ``CognitiveMemory(dedup_judge=...)``; as :func:`conflict_detector_from`, with
+    :data:`DEFAULT_DEDUP_PROMPT` (``{first}``: the stored memory, ``{second}``: the new write).
     """
     return _judge_from(model, prompt, RESTATEMENT, on_unclear, JudgeError)
 
 
 def _judge_from(
     model: Runnable[Any, Any],
-    prompt: str | BasePromptTemplate[Any] | None,
+    prompt: Prompt,
     question: Question,
     on_unclear: object,
     error: type[JudgeError],

@@ -1,39 +1,24 @@
 """``summarizer_from``: any LangChain chat model, LLM or Runnable as cogmem's summarizer.
 
-cogmem's consolidation merges a group of faded, similar memories into one summary through a
-plain callable ``(list[str]) -> str``; this module builds that callable from a model.
+The prompt's variables, the input checks and the errors are the core's
+(:mod:`cogmem.summaries`); this module formats the prompt and calls the model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from cogmem import InvalidInputError, InvalidTypeError
-from cogmem.wording import counted
+from cogmem.summaries import HUMAN, SYSTEM, model_summarizer
 
 from ._models import check_model, model_name, prompt_template, reply_text
-from .errors import SummarizerError
 
 __all__ = ["DEFAULT_SUMMARY_PROMPT", "summarizer_from"]
 
-#: The variable a summary prompt must have: the memories, one ``- `` bullet per line.
-MEMORIES_VARIABLE = "memories"
-
-DEFAULT_SUMMARY_PROMPT = ChatPromptTemplate.from_messages(
-    [
-        (
-            "system",
-            "You consolidate an agent's long-term memories. Merge the memories you are given "
-            "into one short memory that keeps every distinct fact, name, number and date. "
-            "Do not add anything that is not in them. Answer with the merged memory only.",
-        ),
-        ("human", "Memories ({count}):\n{memories}"),
-    ]
-)
+DEFAULT_SUMMARY_PROMPT = ChatPromptTemplate.from_messages([("system", SYSTEM), ("human", HUMAN)])
 """The prompt :func:`summarizer_from` uses when given none (variables ``memories``, ``count``)."""
 
 
@@ -41,92 +26,29 @@ def summarizer_from(
     model: Runnable[Any, Any],
     prompt: str | BasePromptTemplate[Any] | None = None,
 ) -> Callable[[list[str]], str]:
-    """Build a cogmem summarizer (``list[str] -> str``) from any LangChain model or Runnable.
+    """Build a cogmem summarizer (``list[str] -> str``) from any LangChain model or Runnable,
+    for ``memory.consolidate(now, summarizer=...)``.
 
-    The texts are formatted into ``prompt`` (``{memories}``: one ``- text`` line each;
-    ``{count}``: how many, if the prompt uses it), sent to ``model``, and the reply's text is
-    the summary. Works with chat models (the reply is a message), LLMs and any Runnable that
-    returns a string or a message.
+    The texts are formatted into ``prompt`` and sent to ``model`` (a chat model's reply is a
+    message, an LLM's a str); the reply's text is the summary. What the summarizer checks and
+    raises (:class:`cogmem.errors.SummarizerError`, keeping the texts): :mod:`cogmem.summaries`.
 
     Args:
         model: A chat model, an LLM or any Runnable taking the formatted prompt.
         prompt: A template string or a LangChain prompt template with a ``{memories}``
             variable (optionally ``{count}``); default :data:`DEFAULT_SUMMARY_PROMPT`.
 
-    Returns:
-        A callable ``summarize(texts) -> str``. It never changes ``texts``. It raises
-        :class:`cogmem.InvalidInputError` / :class:`cogmem.InvalidTypeError` for an empty list
-        or a non-text item, and :class:`~langchain_cogmem.SummarizerError` (a
-        :class:`cogmem.CogmemError`, carrying the untouched texts as ``.texts``) when the
-        model raises or replies with nothing usable.
-
     Raises:
         InvalidTypeError: ``model`` is not a Runnable or ``prompt`` is not a str/template.
-        InvalidInputError: ``prompt`` has no ``{memories}`` variable, or variables other than
-            ``memories`` and ``count``.
+        InvalidInputError: ``prompt`` has no ``{memories}`` variable, or others.
     """
     check_model(model)
-    template = _template(prompt)
-    chain = template | model
-    name = model_name(model)
-
-    def summarize(texts: list[str]) -> str:
-        items = _check_texts(texts)
-        what = counted(len(items), "memory", "memories")
-        variables = {
-            MEMORIES_VARIABLE: "\n".join(f"- {t}" for t in items),
-            "count": len(items),
-        }
-        values = {k: v for k, v in variables.items() if k in template.input_variables}
-        try:
-            reply = chain.invoke(values)
-        except Exception as exc:
-            raise SummarizerError(
-                f"the summarizer model {name} failed on {what} "
-                f"({type(exc).__name__}: {exc}); the memories are unchanged",
-                items,
-            ) from exc
-        summary = reply_text(reply)
-        if summary is None:
-            raise SummarizerError(
-                f"the summarizer model {name} returned {type(reply).__name__}; "
-                "expected a message or a str; the memories are unchanged",
-                items,
-            )
-        summary = summary.strip()
-        if not summary:
-            raise SummarizerError(
-                f"the summarizer model {name} returned no text for "
-                f"{what}; the memories are unchanged",
-                items,
-            )
-        return summary
-
-    summarize.__doc__ = f"Summarize memories with {name} (built by summarizer_from)."
-    return summarize
-
-
-def _template(prompt: str | BasePromptTemplate[Any] | None) -> BasePromptTemplate[Any]:
     template, names = prompt_template(prompt, DEFAULT_SUMMARY_PROMPT)
-    if MEMORIES_VARIABLE not in names:
-        raise InvalidInputError(
-            f"the summary prompt must have a {{{MEMORIES_VARIABLE}}} variable; "
-            f"it has {sorted(names)}"
-        )
-    extra = sorted(names - {MEMORIES_VARIABLE, "count"})
-    if extra:
-        raise InvalidInputError(
-            f"the summary prompt may only use {{memories}} and {{count}}; it also uses {extra}"
-        )
-    return template
+    chain = template | model
 
+    def ask(values: Mapping[str, str]) -> object:
+        reply = chain.invoke(dict(values))
+        text = reply_text(reply)
+        return reply if text is None else text
 
-def _check_texts(texts: object) -> tuple[str, ...]:
-    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-        raise InvalidTypeError(f"a summarizer takes a list of texts, got {type(texts).__name__}")
-    if not texts:
-        raise InvalidInputError("a summarizer needs at least one text")
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise InvalidTypeError(f"texts[{i}] must be a str, got {type(text).__name__}")
-    return tuple(texts)
+    return model_summarizer(ask, names, model_name(model))

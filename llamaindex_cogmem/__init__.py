@@ -23,17 +23,12 @@ use, so ``import llamaindex_cogmem`` (and ``import cogmem``) never imports Llama
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from cogmem.wording import install_hint
+from cogmem.errors import ConflictDetectorError, SummarizerError
+from cogmem.lazy import lazy_exports
 
-from .errors import (
-    ConflictDetectorError,
-    NodeMetadataError,
-    SummarizerError,
-    UnsupportedFilterError,
-)
+from .errors import NodeMetadataError, UnsupportedFilterError
 
 if TYPE_CHECKING:
     from .embedding import CogmemEmbedding, LlamaIndexEmbedder
@@ -78,42 +73,25 @@ __all__ = [
     "to_cogmem_filters",
 ]
 
-# name -> module that defines it (each imports llama-index-core)
-_LAZY: dict[str, str] = {
-    "CognitiveMemoryRetriever": "retriever",
-    "DEFAULT_LLM_METADATA_KEYS": "retriever",
-    "MemoryNode": "retriever",
-    "result_to_node": "retriever",
-    "RetentionPostprocessor": "postprocessor",
-    "CognitiveMemoryBlock": "memory_block",
-    "CogmemEmbedding": "embedding",
-    "LlamaIndexEmbedder": "embedding",
-    "DEFAULT_SUMMARY_PROMPT": "summarizer",
-    "summarizer_from": "summarizer",
-    "DEFAULT_CONFLICT_PROMPT": "judges",
-    "DEFAULT_DEDUP_PROMPT": "judges",
-    "conflict_detector_from": "judges",
-    "dedup_judge_from": "judges",
-    "parse_yes_no": "judges",
-    "to_cogmem_filters": "filters",
+# name -> (module that defines it, the distribution it imports)
+_LAZY: dict[str, tuple[str, str]] = {
+    "CognitiveMemoryRetriever": ("retriever", "llama-index-core"),
+    "DEFAULT_LLM_METADATA_KEYS": ("retriever", "llama-index-core"),
+    "MemoryNode": ("retriever", "llama-index-core"),
+    "result_to_node": ("retriever", "llama-index-core"),
+    "RetentionPostprocessor": ("postprocessor", "llama-index-core"),
+    "CognitiveMemoryBlock": ("memory_block", "llama-index-core"),
+    "CogmemEmbedding": ("embedding", "llama-index-core"),
+    "LlamaIndexEmbedder": ("embedding", "llama-index-core"),
+    "DEFAULT_SUMMARY_PROMPT": ("summarizer", "llama-index-core"),
+    "summarizer_from": ("summarizer", "llama-index-core"),
+    "DEFAULT_CONFLICT_PROMPT": ("judges", "llama-index-core"),
+    "DEFAULT_DEDUP_PROMPT": ("judges", "llama-index-core"),
+    "conflict_detector_from": ("judges", "llama-index-core"),
+    "dedup_judge_from": ("judges", "llama-index-core"),
+    "parse_yes_no": ("judges", "llama-index-core"),
+    "to_cogmem_filters": ("filters", "llama-index-core"),
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import the adapter ``name`` on first use (PEP 562), naming the package it needs."""
-    if name not in _LAZY:
-        raise AttributeError(f"module 'llamaindex_cogmem' has no attribute {name!r}")
-    try:
-        module = importlib.import_module(f".{_LAZY[name]}", __name__)
-    except ImportError as exc:
-        raise ImportError(
-            f"llamaindex_cogmem.{name} needs llama-index-core ({exc}); "
-            f"install the adapters with: {install_hint('llamaindex')}"
-        ) from exc
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, "llamaindex")

@@ -13,6 +13,7 @@ from typing import Any
 
 from cogmem import InvalidInputError, InvalidTypeError, MemoryRecord, SearchResult
 from cogmem.checks import ensure_aware
+from cogmem.codec import RECORD_FIELDS, iso, record_to_json
 
 __all__ = [
     "MEMORY_FIELDS",
@@ -29,24 +30,14 @@ __all__ = [
 #: (``() -> datetime``), or ``None`` for the wall clock at each call.
 Now = datetime | float | int | Callable[[], datetime] | None
 
+# What a memory node carries elsewhere: its id (the node id), text (the node's text) and user
+# metadata (flattened into the node's metadata).
+_NOT_FIELDS = frozenset({"id", "text", "metadata"})
+
 #: The node metadata keys cogmem writes on a memory node: the memory's fields, its score and
 #: its explanation (everything else in a memory node's metadata is the memory's user metadata).
 MEMORY_FIELDS: tuple[str, ...] = (
-    "memory_type",
-    "importance",
-    "confidence",
-    "stability",
-    "created_at",
-    "last_accessed_at",
-    "access_count",
-    "session_ids",
-    "status",
-    "superseded_by",
-    "previous_version",
-    "pinned",
-    "tags",
-    "namespace",
-    "links",
+    *(f for f in RECORD_FIELDS if f not in _NOT_FIELDS),
     "score",
     "explanation",
 )
@@ -157,30 +148,10 @@ def parse_timestamp(value: object, name: str, *, naive_timezone: tzinfo | None) 
     )
 
 
-def iso(moment: datetime | None) -> str | None:
-    """ISO 8601 text of a datetime (``None`` stays ``None``)."""
-    return None if moment is None else moment.isoformat()
-
-
 def memory_fields(memory: MemoryRecord) -> dict[str, Any]:
-    """Every field of a memory but its id and text, JSON-friendly (times as ISO 8601 text)."""
-    return {
-        "memory_type": memory.memory_type,
-        "importance": memory.importance,
-        "confidence": memory.confidence,
-        "stability": memory.stability,
-        "created_at": iso(memory.created_at),
-        "last_accessed_at": iso(memory.last_accessed_at),
-        "access_count": memory.access_count,
-        "session_ids": list(memory.session_ids),
-        "status": memory.status,
-        "superseded_by": memory.superseded_by,
-        "previous_version": memory.previous_version,
-        "pinned": memory.pinned,
-        "tags": list(memory.tags),
-        "namespace": memory.namespace,
-        "links": dict(memory.links),
-    }
+    """Every field of a memory but its id, text and user metadata, JSON-friendly (times as
+    ISO 8601 text); see :func:`cogmem.codec.record_to_json`."""
+    return {k: v for k, v in record_to_json(memory).items() if k not in _NOT_FIELDS}
 
 
 def result_metadata(result: SearchResult) -> dict[str, Any]:

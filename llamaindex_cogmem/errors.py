@@ -7,17 +7,9 @@ adapters unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from cogmem import InvalidInputError
 
-from cogmem import CogmemError, InvalidInputError
-from cogmem.errors import JudgeError
-
-__all__ = [
-    "ConflictDetectorError",
-    "NodeMetadataError",
-    "SummarizerError",
-    "UnsupportedFilterError",
-]
+__all__ = ["NodeMetadataError", "UnsupportedFilterError"]
 
 
 class UnsupportedFilterError(InvalidInputError):
@@ -33,29 +25,4 @@ class NodeMetadataError(InvalidInputError):
 
     The message names the node id, the metadata key and the value (e.g. a timestamp that is
     neither ISO 8601 text, a ``datetime`` nor epoch seconds, or an importance outside [0, 1]).
-    """
-
-
-class SummarizerError(CogmemError):
-    """The LLM behind a :func:`~llamaindex_cogmem.summarizer_from` summarizer failed.
-
-    The texts it was asked to summarize are kept on the error, untouched, so that nothing is
-    lost: a consolidation that catches this error can leave the originals as they were.
-
-    Attributes:
-        texts: The texts the summarizer was called with, in order.
-    """
-
-    def __init__(self, message: str, texts: Sequence[str]) -> None:
-        super().__init__(message)
-        self.texts: tuple[str, ...] = tuple(texts)
-
-
-class ConflictDetectorError(JudgeError):
-    """The model behind a :func:`~llamaindex_cogmem.conflict_detector_from` detector failed: it
-    raised, returned no text, or answered neither yes nor no.
-
-    Attributes:
-        texts: The two texts it was asked about, in order.
-        answer: The model's answer when it gave one that could not be read (else ``None``).
     """

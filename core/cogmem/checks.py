@@ -20,6 +20,7 @@ __all__ = [
     "check_bool",
     "check_int",
     "check_name",
+    "check_real",
     "check_scalar",
     "check_str",
     "check_text",
@@ -109,6 +110,16 @@ def check_int(value: object, name: str, low: int = 1, high: int | None = None) -
         bound = f">= {low}" if high is None else f"between {low} and {high}"
         raise InvalidInputError(f"{name} must be {bound}, got {value}")
     return value
+
+
+def check_real(value: object, name: str, low: float, high: float) -> float:
+    """``value`` as a float, if it is a finite real number in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(f"{name} must be a real number, got {type(value).__name__}")
+    number = float(value)
+    if not (math.isfinite(number) and low <= number <= high):
+        raise InvalidInputError(f"{name} must be finite and within [{low}, {high}], got {value!r}")
+    return number
 
 
 def check_unit_interval(value: object, name: str) -> float:

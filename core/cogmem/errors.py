@@ -7,10 +7,13 @@ written against plain Python conventions keeps working.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "CogmemConnectionError",
     "CogmemError",
     "ConfigError",
+    "ConflictDetectorError",
     "DimensionMismatchError",
     "DiskFullError",
     "DuplicateIdError",
@@ -24,6 +27,7 @@ __all__ = [
     "StorageError",
     "StoreError",
     "StoreLockedError",
+    "SummarizerError",
 ]
 
 
@@ -84,6 +88,31 @@ class JudgeError(CogmemError):
         super().__init__(message)
         self.texts: tuple[str, str] = (first, second)
         self.answer = answer
+
+
+class ConflictDetectorError(JudgeError):
+    """The model behind a conflict detector (an adapter's ``conflict_detector_from``) failed:
+    it raised, returned no text, or answered neither yes nor no.
+
+    Attributes:
+        texts: The two texts it was asked about, in order.
+        answer: The model's answer when it gave one that could not be read (else ``None``).
+    """
+
+
+class SummarizerError(CogmemError):
+    """The model behind a summarizer (an adapter's ``summarizer_from``) failed.
+
+    The texts it was asked to summarize are kept on the error, untouched, so that nothing is
+    lost: a consolidation that catches this error can leave the originals as they were.
+
+    Attributes:
+        texts: The texts the summarizer was called with, in order.
+    """
+
+    def __init__(self, message: str, texts: Sequence[str]) -> None:
+        super().__init__(message)
+        self.texts: tuple[str, ...] = tuple(texts)
 
 
 class StoreError(CogmemError):

@@ -11,6 +11,21 @@ Each adapter builds these callables from its framework's model
 (``langchain_cogmem.conflict_detector_from`` / ``dedup_judge_from``, and ``llamaindex_cogmem``'s);
 the instructions sent, the way a reply is read and what an unreadable reply means live here,
 once: :func:`yes_no_judge` wraps the adapter's ``ask(first, second) -> reply text`` call.
+
+A prompt has exactly two variables, ``{first}`` and ``{second}`` (for the dedup judge: the
+stored memory, then the new write), and should ask for a one-word answer. How a reply is read
+(:func:`parse_yes_no`): a leading ``<think>...</think>`` block, leading punctuation or markdown
+and an ``Answer:`` label are skipped; the first word then decides, case-insensitively:
+``yes``/``true`` or ``no``/``false``. Anything else is *unclear*: with ``on_unclear="raise"``
+(the default) an error naming the answer, so that a prompt or model that does not answer yes or
+no is noticed at once; with ``on_unclear="no"`` a no (logged as a warning).
+
+The callable raises :class:`~cogmem.errors.InvalidTypeError` /
+:class:`~cogmem.errors.InvalidInputError` for a text that is not a str or is blank, and a
+:class:`~cogmem.errors.JudgeError` (the conflict detector's is a
+:class:`~cogmem.errors.ConflictDetectorError`) carrying both texts and the answer when the model
+raises, returns no text, or answers unclearly. Write-time dedup stores a write whose judge
+fails: a failing model never loses one.
 """
 
 from __future__ import annotations

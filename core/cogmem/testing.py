@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from cogmem.embedding import _check_int, _check_text, _check_texts
+from cogmem.checks import check_int, check_str, check_texts
 
 __all__ = ["HashingEmbedder"]
 
@@ -48,7 +48,7 @@ class HashingEmbedder:
     """
 
     def __init__(self, dimension: int = 256) -> None:
-        self._dimension = _check_int(dimension, "dimension", 2)
+        self._dimension = check_int(dimension, "dimension", 2)
 
     def __repr__(self) -> str:
         return f"HashingEmbedder(dimension={self._dimension})"
@@ -90,7 +90,7 @@ class HashingEmbedder:
         Raises:
             InvalidTypeError: ``texts`` is not a sequence of str (names the bad index).
         """
-        items = _check_texts(texts)
+        items = check_texts(texts)
         out = np.zeros((len(items), self._dimension), dtype=np.float32)
         for i, text in enumerate(items):
             out[i] = self._vector(text)
@@ -103,5 +103,5 @@ class HashingEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         """LangChain-compatible: the vector of one text (same as ``embed_documents([text])[0]``)."""
-        row: list[float] = self.embed([_check_text(text)])[0].tolist()
+        row: list[float] = self.embed([check_str(text, "text")])[0].tolist()
         return row

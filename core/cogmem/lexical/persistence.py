@@ -1,0 +1,199 @@
+"""Saving and loading the BM25 index: an uncompressed ``.npz`` written atomically, every
+array checked on load.
+
+A mixin of :class:`~cogmem.lexical.index.BM25Index`. The file holds the format version,
+``k1``/``b``/``epsilon``, the ids, the vocabulary and the compacted postings; anything that does
+not check out raises :class:`~cogmem.errors.StoreError`, so the caller can rebuild.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+from typing_extensions import Self
+
+from cogmem.errors import StoreError
+from cogmem.idmap import IdMap
+
+from .postings import I32, I64, POSTING, TF_CAP, Rows, pack_strings, unpack_strings
+
+__all__ = ["INDEX_FORMAT_VERSION", "Persistence"]
+
+INDEX_FORMAT_VERSION = 2
+"""Version of the file format written by :meth:`BM25Index.save`."""
+
+_MAGIC = b"cogmem-bm25"
+
+
+class Persistence:
+    """Saving and loading (the state is :class:`BM25Index`'s)."""
+
+    _ids: IdMap
+    _vocab: IdMap
+    _dl: I32
+    _nslots: int
+    _total: int
+    _xor: int
+    _k1: float
+    _b: float
+    _epsilon: float
+    _big: dict[int, dict[int, int]]
+
+    if TYPE_CHECKING:
+
+        def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> None: ...
+
+        def _compact(self) -> tuple[Rows, I64]: ...
+
+        def _install(
+            self,
+            ids: IdMap,
+            dl: I32,
+            vocab: IdMap,
+            rows: Rows,
+            ptr: I64,
+            big: dict[int, dict[int, int]],
+        ) -> None: ...
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the index to ``path`` atomically (temp file in the same directory, then rename).
+
+        Compacts the index first. The file is an uncompressed ``.npz`` holding the format
+        version, ``k1``/``b``/``epsilon``, ids, vocabulary and postings.
+
+        Raises:
+            OSError: The file cannot be written (the old file, if any, is left intact).
+        """
+        target = Path(path)
+        rows, ptr = self._compact()
+        id_blob, id_lengths = pack_strings(self._ids.keys())
+        term_blob, term_lengths = pack_strings(self._vocab.keys())
+        arrays: dict[str, npt.NDArray[Any]] = {
+            "magic": np.frombuffer(_MAGIC, dtype=np.uint8),
+            "version": np.array([INDEX_FORMAT_VERSION], dtype=np.int64),
+            "params": np.array([self._k1, self._b, self._epsilon], dtype=np.float64),
+            "id_blob": id_blob,
+            "id_lengths": id_lengths,
+            "doc_len": self._dl[: self._nslots],
+            "term_blob": term_blob,
+            "term_lengths": term_lengths,
+            "ptr": ptr,
+            "postings": self._saved_rows(rows, ptr),
+            "id_xor": np.array([self._xor], dtype=np.uint64),
+        }
+        directory = target.parent
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                np.savez(fh, allow_pickle=False, **arrays)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        if hasattr(os, "O_DIRECTORY"):
+            with contextlib.suppress(OSError):
+                dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    os.fsync(dir_fd)
+                finally:
+                    os.close(dir_fd)
+
+    def _saved_rows(self, rows: Rows, ptr: I64) -> I32:
+        """The compacted ``rows`` as the file holds them: ``(slot, tf)`` pairs of ``int32``."""
+        out = np.empty((rows.shape[0], 2), dtype=np.int32)
+        out[:, 0] = rows["slot"]
+        out[:, 1] = rows["tf"]
+        for tid, entries in self._big.items():
+            start, end = int(ptr[tid]), int(ptr[tid + 1])
+            for slot, tf in entries.items():
+                out[start + int(np.searchsorted(out[start:end, 0], slot)), 1] = tf
+        return out
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | IO[bytes], name: str | None = None) -> Self:
+        """Read an index written by :meth:`save` (from a path, or a binary file object).
+
+        Args:
+            path: The file, or its bytes as a file object.
+            name: How messages name it (default: the path).
+
+        Raises:
+            StoreError: The file is missing, unreadable, corrupted, or of another format
+                version; the caller should rebuild the index from its documents.
+        """
+        shown = name if name is not None else repr(getattr(path, "name", path))
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+        except Exception as exc:  # any failure to read means: rebuild
+            raise StoreError(f"cannot read BM25 index {shown}: {exc}") from exc
+        try:
+            return cls._from_arrays(arrays)
+        except Exception as exc:  # CogmemError from the parameters included
+            raise StoreError(f"invalid BM25 index {shown}: {exc}") from exc
+
+    @classmethod
+    def _from_arrays(cls, arrays: dict[str, npt.NDArray[Any]]) -> Self:
+        def get(name: str, dtype: type[np.generic], ndim: int) -> npt.NDArray[Any]:
+            array = arrays[name]
+            if array.dtype != np.dtype(dtype) or array.ndim != ndim:
+                raise ValueError(f"array {name!r} has dtype {array.dtype}, ndim {array.ndim}")
+            return array
+
+        if get("magic", np.uint8, 1).tobytes() != _MAGIC:
+            raise ValueError("not a cogmem BM25 index")
+        version = get("version", np.int64, 1)
+        if version.shape != (1,) or int(version[0]) != INDEX_FORMAT_VERSION:
+            raise ValueError(f"format version {version.tolist()}, expected {INDEX_FORMAT_VERSION}")
+        params = get("params", np.float64, 1)
+        if params.shape != (3,):
+            raise ValueError("params must hold k1, b, epsilon")
+        index = cls(*params.tolist())
+        ids = unpack_strings(get("id_blob", np.uint8, 1), get("id_lengths", np.int64, 1))
+        vocab = unpack_strings(get("term_blob", np.uint8, 1), get("term_lengths", np.int64, 1))
+        dl = get("doc_len", np.int32, 1)
+        ptr = get("ptr", np.int64, 1)
+        rows = get("postings", np.int32, 2)
+        n, terms = len(ids), len(vocab)
+        if "" in ids or len(set(ids)) != n or len(set(vocab)) != terms:
+            raise ValueError("ids must be unique and non-empty, terms unique")
+        if dl.shape[0] != n or (n and int(dl.min()) < 0):
+            raise ValueError("doc_len does not match the ids")
+        if ptr.shape[0] != terms + 1 or int(ptr[0]) != 0 or rows.shape[1] != 2:
+            raise ValueError("postings pointer has the wrong shape")
+        plen = np.diff(ptr)
+        if (terms and int(plen.min()) < 1) or int(ptr[-1]) != rows.shape[0]:
+            raise ValueError("postings pointer is inconsistent")
+        slots, tf = rows[:, 0], rows[:, 1]
+        if rows.shape[0]:
+            if int(slots.min()) < 0 or int(slots.max()) >= n or int(tf.min()) < 1:
+                raise ValueError("postings out of range")
+            descending = np.diff(slots) <= 0
+            descending[ptr[1:-1] - 1] = False  # a new term starts: slots restart
+            if descending.any():
+                raise ValueError("postings are not sorted by slot")
+        if not np.array_equal(np.bincount(slots, weights=tf, minlength=n), dl):
+            raise ValueError("document lengths do not match the postings")
+        xor = get("id_xor", np.uint64, 1)
+        if xor.shape != (1,):
+            raise ValueError("id_xor must hold one value")
+        postings = np.empty(rows.shape[0], dtype=POSTING)
+        postings["slot"] = slots
+        postings["tf"] = np.minimum(tf, TF_CAP)
+        big: dict[int, dict[int, int]] = {}
+        for at in np.flatnonzero(tf >= TF_CAP).tolist():
+            term = int(np.searchsorted(ptr, at, side="right")) - 1
+            big.setdefault(term, {})[int(slots[at])] = int(tf[at])
+        index._install(IdMap(ids), dl, IdMap(vocab), postings, ptr, big)
+        index._total = int(dl.sum())
+        index._xor = int(xor[0])
+        return index
