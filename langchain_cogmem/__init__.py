@@ -24,17 +24,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cogmem.errors import ConflictDetectorError, SummarizerError
+from cogmem.judges import parse_yes_no
 from cogmem.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .judges import (
-        DEFAULT_CONFLICT_PROMPT,
-        DEFAULT_DEDUP_PROMPT,
-        conflict_detector_from,
-        dedup_judge_from,
-        parse_yes_no,
-    )
+    from .judges import conflict_detector_from, dedup_judge_from
     from .memory import CognitiveConversationMemory
+    from .prompts import DEFAULT_CONFLICT_PROMPT, DEFAULT_DEDUP_PROMPT, DEFAULT_SUMMARY_PROMPT
     from .retriever import CognitiveMemoryRetriever, result_to_document
     from .store import (
         CognitiveMemoryStore,
@@ -43,7 +39,7 @@ if TYPE_CHECKING:
         encode_namespace,
         matches_filter,
     )
-    from .summarizer import DEFAULT_SUMMARY_PROMPT, summarizer_from
+    from .summarizer import summarizer_from
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
@@ -65,24 +61,26 @@ __all__ = [
     "summarizer_from",
 ]
 
-# name -> (module, the distribution that provides what the module imports)
-_LAZY: dict[str, tuple[str, str]] = {
-    "CognitiveMemoryRetriever": ("retriever", "langchain-core"),
-    "result_to_document": ("retriever", "langchain-core"),
-    "CognitiveConversationMemory": ("memory", "langchain-classic"),
-    "CognitiveMemoryStore": ("store", "langgraph"),
-    "CognitiveSearchItem": ("store", "langgraph"),
-    "decode_namespace": ("store", "langgraph"),
-    "encode_namespace": ("store", "langgraph"),
-    "matches_filter": ("store", "langgraph"),
-    "DEFAULT_SUMMARY_PROMPT": ("summarizer", "langchain-core"),
-    "summarizer_from": ("summarizer", "langchain-core"),
-    "DEFAULT_CONFLICT_PROMPT": ("judges", "langchain-core"),
-    "DEFAULT_DEDUP_PROMPT": ("judges", "langchain-core"),
-    "conflict_detector_from": ("judges", "langchain-core"),
-    "dedup_judge_from": ("judges", "langchain-core"),
-    "parse_yes_no": ("judges", "langchain-core"),
+# module -> (the distribution it imports, the names it exports)
+_LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "retriever": ("langchain-core", ("CognitiveMemoryRetriever", "result_to_document")),
+    "memory": ("langchain-classic", ("CognitiveConversationMemory",)),
+    "store": (
+        "langgraph",
+        (
+            "CognitiveMemoryStore",
+            "CognitiveSearchItem",
+            "decode_namespace",
+            "encode_namespace",
+            "matches_filter",
+        ),
+    ),
+    "prompts": (
+        "langchain-core",
+        ("DEFAULT_CONFLICT_PROMPT", "DEFAULT_DEDUP_PROMPT", "DEFAULT_SUMMARY_PROMPT"),
+    ),
+    "summarizer": ("langchain-core", ("summarizer_from",)),
+    "judges": ("langchain-core", ("conflict_detector_from", "dedup_judge_from")),
 }
-
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, "langchain")

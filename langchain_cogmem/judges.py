@@ -14,46 +14,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
+from langchain_core.prompts import BasePromptTemplate
 from langchain_core.runnables import Runnable
 
+from cogmem import judges as core
 from cogmem.errors import ConflictDetectorError, JudgeError
-from cogmem.judges import (
-    CONFLICT,
-    RESTATEMENT,
-    Question,
-    check_on_unclear,
-    check_variables,
-    parse_yes_no,
-    yes_no_judge,
-)
 
 from ._models import check_model, model_name, prompt_template, reply_text
+from .prompts import chat_prompt
 
-__all__ = [
-    "DEFAULT_CONFLICT_PROMPT",
-    "DEFAULT_DEDUP_PROMPT",
-    "conflict_detector_from",
-    "dedup_judge_from",
-    "parse_yes_no",
-]
+__all__ = ["conflict_detector_from", "dedup_judge_from"]
 
 Prompt = str | BasePromptTemplate[Any] | None
 OnUnclear = Literal["raise", "no"]
-
-
-def _default_prompt(question: Question) -> ChatPromptTemplate:
-    return ChatPromptTemplate.from_messages(
-        [("system", question.system), ("human", question.human)]
-    )
-
-
-DEFAULT_CONFLICT_PROMPT = _default_prompt(CONFLICT)
-"""The prompt :func:`conflict_detector_from` uses when given none (``{first}``, ``{second}``)."""
-
-DEFAULT_DEDUP_PROMPT = _default_prompt(RESTATEMENT)
-"""The prompt :func:`dedup_judge_from` uses when given none (``{first}``: the stored memory,
-``{second}``: the new write)."""
 
 
 def conflict_detector_from(
@@ -65,14 +38,14 @@ def conflict_detector_from(
     Args:
         model: The model.
         prompt: A template string or LangChain prompt template with ``{first}`` and
-            ``{second}``; default :data:`DEFAULT_CONFLICT_PROMPT`.
+            ``{second}``; default :data:`~.prompts.DEFAULT_CONFLICT_PROMPT`.
         on_unclear: ``"raise"`` or ``"no"`` (see :mod:`cogmem.judges`).
 
     Raises:
         InvalidTypeError: ``model`` is not a Runnable or ``prompt`` is not a str/template.
         InvalidInputError: ``prompt`` has other variables, or ``on_unclear`` another value.
     """
-    return _judge_from(model, prompt, CONFLICT, on_unclear, ConflictDetectorError)
+    return _judge_from(model, prompt, core.CONFLICT, on_unclear, ConflictDetectorError)
 
 
 def dedup_judge_from(
@@ -80,22 +53,23 @@ def dedup_judge_from(
 ) -> Callable[[str, str], bool]:
     """Write-time dedup's judge ``(stored_text, new_text) -> bool`` asking a LangChain model,
     for ``CognitiveMemory(dedup_judge=...)``; as :func:`conflict_detector_from`, with
-    :data:`DEFAULT_DEDUP_PROMPT` (``{first}``: the stored memory, ``{second}``: the new write).
+    :data:`~.prompts.DEFAULT_DEDUP_PROMPT` (``{first}``: the stored memory, ``{second}``: the
+    new write).
     """
-    return _judge_from(model, prompt, RESTATEMENT, on_unclear, JudgeError)
+    return _judge_from(model, prompt, core.RESTATEMENT, on_unclear, JudgeError)
 
 
 def _judge_from(
     model: Runnable[Any, Any],
     prompt: Prompt,
-    question: Question,
+    question: core.Question,
     on_unclear: object,
     error: type[JudgeError],
 ) -> Callable[[str, str], bool]:
     check_model(model)
-    policy = check_on_unclear(on_unclear)
-    template, names = prompt_template(prompt, _default_prompt(question))
-    check_variables(names, question)
+    policy = core.check_on_unclear(on_unclear)
+    template, names = prompt_template(prompt, chat_prompt(question.system, question.human))
+    core.check_variables(names, question)
     chain = template | model
 
     def ask(first: str, second: str) -> object:
@@ -103,4 +77,6 @@ def _judge_from(
         text = reply_text(reply)
         return reply if text is None else text
 
-    return yes_no_judge(ask, question, model_name=model_name(model), on_unclear=policy, error=error)
+    return core.yes_no_judge(
+        ask, question, model_name=model_name(model), on_unclear=policy, error=error
+    )

@@ -22,6 +22,7 @@ from cogmem import (
     MemoryNotFoundError,
     SearchResult,
 )
+from cogmem.recall import search_settings
 
 from ._convert import current_time, list_memories
 
@@ -211,16 +212,9 @@ class CognitiveConversationMemory(BaseMemory):
             filters[SESSION_KEY] = self.session_id
         return self.memory.search(
             query,
-            top_k=self.k,
-            token_budget=self.token_budget,
-            filters=filters or None,
-            mode=self.mode,
-            deep_recall=self.deep_recall,
-            now=current_time(self.now),
-            reinforce=self.reinforce,
-            namespace=self.namespace,
-            session_id=self.session_id,
-            min_score=self.min_score,
+            **search_settings(
+                self, top_k=self.k, filters=filters or None, now=current_time(self.now)
+            ),
         )
 
     def _line(self, result: SearchResult) -> str:

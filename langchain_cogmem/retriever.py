@@ -16,27 +16,14 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
 
 from cogmem import CognitiveMemory, InvalidInputError, SearchResult
+from cogmem.recall import SEARCH_SETTINGS
 
 from ._convert import current_time, result_metadata
 
 __all__ = ["CognitiveMemoryRetriever", "result_to_document"]
 
 # What ``invoke(query, **kwargs)`` may override for one call (``now`` takes a datetime there).
-_OVERRIDES = frozenset(
-    {
-        "k",
-        "mode",
-        "filters",
-        "deep_recall",
-        "token_budget",
-        "reinforce",
-        "namespace",
-        "session_id",
-        "min_score",
-        "diversity",
-        "now",
-    }
-)
+_OVERRIDES = frozenset({"k", "now", *SEARCH_SETTINGS})
 # Passed through by LangChain's own plumbing; not ours to act on.
 _IGNORED = frozenset({"verbose"})
 
@@ -81,17 +68,10 @@ class CognitiveMemoryRetriever(BaseRetriever):
 
     Attributes:
         memory: The memory to search.
-        k: At most this many documents.
-        mode: ``hybrid`` | ``dense`` | ``lexical`` (default: the memory's config).
-        filters: cogmem filters (``memory_type``, ``tags``, ``pinned``, ``created_after``/
-            ``created_before``, user metadata with ``$eq``/``$ne``/``$gt``/... operators).
-        deep_recall: Also return superseded memories (with the deep-recall penalty).
-        token_budget: At most this many tokens of memory text in all.
-        reinforce: Strengthen the memories returned (default: the memory's config, on).
-        namespace: Whose memories to search.
-        session_id: Recorded on reinforced memories (spaced recall across sessions).
-        min_score: Drop results scoring below this (default: the memory's config).
-        diversity: Order by maximal marginal relevance before packing.
+        k: At most this many documents (``top_k``).
+        mode, filters, deep_recall, token_budget, reinforce, namespace, session_id,
+            min_score, diversity: As the arguments of :meth:`cogmem.CognitiveMemory.search`
+            (default: the memory's config).
         now: A clock (``() -> datetime``, timezone-aware) used as the current time; default
             the wall clock. Inject one to replay or test time-dependent recall.
     """

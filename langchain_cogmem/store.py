@@ -57,6 +57,8 @@ from cogmem import (
     MemoryRecord,
     SearchResult,
 )
+from cogmem.checks import check_int
+from cogmem.recall import search_settings
 
 from ._convert import current_time, list_memories
 
@@ -554,7 +556,7 @@ class CognitiveMemoryStore(BaseStore):
             stored = self.memory.add_many([item], now=moment)
         except Exception:
             if old is not None:  # put the previous version back: a failed put loses nothing
-                self.memory.add_many([_restore(old)], now=moment)
+                self.memory.add_many([MemoryInput.of(old)], now=moment)
             raise
         if stored != [key]:
             raise CogmemError(
@@ -687,15 +689,14 @@ class CognitiveMemoryStore(BaseStore):
         for name, namespace in targets:
             results = self.memory.search(
                 query,
-                top_k=want if exact else max(want, self.memory.count(name)),
-                filters=pushed,
-                mode=self.mode,
-                deep_recall=self.deep_recall,
-                now=moment,
-                reinforce=self.reinforce if single else False,
-                namespace=name,
-                session_id=self.session_id,
-                min_score=self.min_score,
+                **search_settings(
+                    self,
+                    top_k=want if exact else max(want, self.memory.count(name)),
+                    filters=pushed,
+                    now=moment,
+                    reinforce=self.reinforce if single else False,
+                    namespace=name,
+                ),
             )
             for result in results:
                 item = self._item(result.memory, namespace)
@@ -738,26 +739,5 @@ class CognitiveMemoryStore(BaseStore):
             self.memory.reinforce(ids, namespace=name, now=moment, session_id=self.session_id)
 
 
-def _restore(old: MemoryRecord) -> MemoryInput:
-    return MemoryInput(
-        text=old.text,
-        memory_type=old.memory_type,
-        importance=old.importance,
-        confidence=old.confidence,
-        tags=old.tags,
-        created_at=old.created_at,
-        id=old.id,
-        metadata=dict(old.metadata),
-        namespace=old.namespace,
-        pinned=old.pinned,
-        session_id=old.session_ids[-1] if old.session_ids else None,
-    )
-
-
 def _check_page(limit: object, offset: object) -> tuple[int, int]:
-    for name, number in (("limit", limit), ("offset", offset)):
-        if isinstance(number, bool) or not isinstance(number, int):
-            raise InvalidTypeError(f"{name} must be an int, got {type(number).__name__}")
-        if number < 0:
-            raise InvalidInputError(f"{name} must be >= 0, got {number}")
-    return cast(int, limit), cast(int, offset)
+    return check_int(limit, "limit", low=0), check_int(offset, "offset", low=0)

@@ -9,17 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from langchain_core.prompts import BasePromptTemplate, ChatPromptTemplate
+from langchain_core.prompts import BasePromptTemplate
 from langchain_core.runnables import Runnable
 
-from cogmem.summaries import HUMAN, SYSTEM, model_summarizer
+from cogmem.summaries import model_summarizer
 
 from ._models import check_model, model_name, prompt_template, reply_text
+from .prompts import DEFAULT_SUMMARY_PROMPT
 
-__all__ = ["DEFAULT_SUMMARY_PROMPT", "summarizer_from"]
-
-DEFAULT_SUMMARY_PROMPT = ChatPromptTemplate.from_messages([("system", SYSTEM), ("human", HUMAN)])
-"""The prompt :func:`summarizer_from` uses when given none (variables ``memories``, ``count``)."""
+__all__ = ["summarizer_from"]
 
 
 def summarizer_from(
@@ -36,7 +34,7 @@ def summarizer_from(
     Args:
         model: A chat model, an LLM or any Runnable taking the formatted prompt.
         prompt: A template string or a LangChain prompt template with a ``{memories}``
-            variable (optionally ``{count}``); default :data:`DEFAULT_SUMMARY_PROMPT`.
+            variable (optionally ``{count}``); default :data:`~.prompts.DEFAULT_SUMMARY_PROMPT`.
 
     Raises:
         InvalidTypeError: ``model`` is not a Runnable or ``prompt`` is not a str/template.

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cogmem.errors import ConflictDetectorError, SummarizerError
+from cogmem.judges import parse_yes_no
 from cogmem.lazy import lazy_exports
 
 from .errors import NodeMetadataError, UnsupportedFilterError
@@ -33,22 +34,17 @@ from .errors import NodeMetadataError, UnsupportedFilterError
 if TYPE_CHECKING:
     from .embedding import CogmemEmbedding, LlamaIndexEmbedder
     from .filters import to_cogmem_filters
-    from .judges import (
-        DEFAULT_CONFLICT_PROMPT,
-        DEFAULT_DEDUP_PROMPT,
-        conflict_detector_from,
-        dedup_judge_from,
-        parse_yes_no,
-    )
+    from .judges import conflict_detector_from, dedup_judge_from
     from .memory_block import CognitiveMemoryBlock
     from .postprocessor import RetentionPostprocessor
+    from .prompts import DEFAULT_CONFLICT_PROMPT, DEFAULT_DEDUP_PROMPT, DEFAULT_SUMMARY_PROMPT
     from .retriever import (
         DEFAULT_LLM_METADATA_KEYS,
         CognitiveMemoryRetriever,
         MemoryNode,
         result_to_node,
     )
-    from .summarizer import DEFAULT_SUMMARY_PROMPT, summarizer_from
+    from .summarizer import summarizer_from
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
@@ -73,25 +69,23 @@ __all__ = [
     "to_cogmem_filters",
 ]
 
-# name -> (module that defines it, the distribution it imports)
-_LAZY: dict[str, tuple[str, str]] = {
-    "CognitiveMemoryRetriever": ("retriever", "llama-index-core"),
-    "DEFAULT_LLM_METADATA_KEYS": ("retriever", "llama-index-core"),
-    "MemoryNode": ("retriever", "llama-index-core"),
-    "result_to_node": ("retriever", "llama-index-core"),
-    "RetentionPostprocessor": ("postprocessor", "llama-index-core"),
-    "CognitiveMemoryBlock": ("memory_block", "llama-index-core"),
-    "CogmemEmbedding": ("embedding", "llama-index-core"),
-    "LlamaIndexEmbedder": ("embedding", "llama-index-core"),
-    "DEFAULT_SUMMARY_PROMPT": ("summarizer", "llama-index-core"),
-    "summarizer_from": ("summarizer", "llama-index-core"),
-    "DEFAULT_CONFLICT_PROMPT": ("judges", "llama-index-core"),
-    "DEFAULT_DEDUP_PROMPT": ("judges", "llama-index-core"),
-    "conflict_detector_from": ("judges", "llama-index-core"),
-    "dedup_judge_from": ("judges", "llama-index-core"),
-    "parse_yes_no": ("judges", "llama-index-core"),
-    "to_cogmem_filters": ("filters", "llama-index-core"),
+# module -> (the distribution it imports, the names it exports)
+_CORE = "llama-index-core"
+_LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "retriever": (
+        _CORE,
+        ("CognitiveMemoryRetriever", "DEFAULT_LLM_METADATA_KEYS", "MemoryNode", "result_to_node"),
+    ),
+    "postprocessor": (_CORE, ("RetentionPostprocessor",)),
+    "memory_block": (_CORE, ("CognitiveMemoryBlock",)),
+    "embedding": (_CORE, ("CogmemEmbedding", "LlamaIndexEmbedder")),
+    "prompts": (
+        _CORE,
+        ("DEFAULT_CONFLICT_PROMPT", "DEFAULT_DEDUP_PROMPT", "DEFAULT_SUMMARY_PROMPT"),
+    ),
+    "summarizer": (_CORE, ("summarizer_from",)),
+    "judges": (_CORE, ("conflict_detector_from", "dedup_judge_from")),
+    "filters": (_CORE, ("to_cogmem_filters",)),
 }
-
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, "llamaindex")

@@ -29,6 +29,7 @@ from cogmem import (
     SearchResult,
     render,
 )
+from cogmem.recall import search_settings
 
 from ._convert import check_now, current_time
 from .filters import to_cogmem_filters
@@ -171,15 +172,14 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             filters[SESSION_KEY] = session
         return self.memory.search(
             query,
-            top_k=self.similarity_top_k,
-            filters=filters or None,
-            mode=self.mode,
-            deep_recall=self.deep_recall,
-            now=moment,
-            reinforce=self.reinforce,
-            namespace=self.namespace,
-            session_id=session,
-            min_score=self.min_score,
+            **search_settings(
+                self,
+                top_k=self.similarity_top_k,
+                filters=filters or None,
+                now=moment,
+                session_id=session,
+                token_budget=None,  # the block packs its own text, in its own tokens (_pack)
+            ),
         )
 
     def _pack(self, results: list[SearchResult], moment: datetime) -> str:

@@ -14,6 +14,8 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.vector_stores.types import MetadataFilters
 
 from cogmem import CognitiveMemory, InvalidInputError, InvalidTypeError, SearchResult
+from cogmem.checks import check_int
+from cogmem.recall import search_settings
 
 from ._convert import MEMORY_FIELDS, Now, check_now, current_time, result_metadata
 from .filters import to_cogmem_filters
@@ -115,18 +117,13 @@ class CognitiveMemoryRetriever(BaseRetriever):
 
     Args:
         memory: The memory to search.
-        similarity_top_k: At most this many nodes.
-        mode: ``hybrid`` | ``dense`` | ``lexical`` (default: the memory's config).
+        similarity_top_k: At most this many nodes (``top_k``).
         filters: A LlamaIndex ``MetadataFilters`` (translated once, here, by
             :func:`~llamaindex_cogmem.to_cogmem_filters`; an operator cogmem cannot apply
             raises :class:`~llamaindex_cogmem.UnsupportedFilterError`) or a cogmem filter dict.
-        deep_recall: Also return superseded memories (with the deep-recall penalty).
-        token_budget: At most this many tokens of memory text in all.
-        reinforce: Strengthen the memories returned (default: the memory's config, on).
-        namespace: Whose memories to search.
-        session_id: Recorded on reinforced memories (spaced recall across sessions).
-        min_score: Drop memories scoring below this (default: the memory's config).
-        diversity: Order by maximal marginal relevance before packing.
+        mode, deep_recall, token_budget, reinforce, namespace, session_id, min_score,
+            diversity: As the arguments of :meth:`cogmem.CognitiveMemory.search` (default:
+            the memory's config).
         now: The current time for decay: a timezone-aware datetime, epoch seconds, or a clock
             (``() -> datetime``) called at each retrieval; default the wall clock.
         llm_metadata_keys: The memory fields shown to the LLM with each memory's text
@@ -165,9 +162,9 @@ class CognitiveMemoryRetriever(BaseRetriever):
             raise InvalidTypeError(
                 f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
             )
-        _positive_int(similarity_top_k, "similarity_top_k")
+        check_int(similarity_top_k, "similarity_top_k")
         if token_budget is not None:
-            _positive_int(token_budget, "token_budget")
+            check_int(token_budget, "token_budget")
         if mode is not None and mode not in _MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(_MODES)}; got {mode!r}")
         if isinstance(llm_metadata_keys, str) or not all(
@@ -208,17 +205,12 @@ class CognitiveMemoryRetriever(BaseRetriever):
     def _search(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         results = self.memory.search(
             query_bundle.query_str,
-            top_k=self.similarity_top_k,
-            token_budget=self.token_budget,
-            filters=self._cogmem_filters,
-            mode=self.mode,
-            deep_recall=self.deep_recall,
-            now=current_time(self.now),
-            reinforce=self.reinforce,
-            namespace=self.namespace,
-            session_id=self.session_id,
-            min_score=self.min_score,
-            diversity=self.diversity,
+            **search_settings(
+                self,
+                top_k=self.similarity_top_k,
+                filters=self._cogmem_filters,
+                now=current_time(self.now),
+            ),
         )
         return [result_to_node(r, self.llm_metadata_keys) for r in results]
 
@@ -229,10 +221,3 @@ class CognitiveMemoryRetriever(BaseRetriever):
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """Run the synchronous search in a worker thread (the core has no async API yet)."""
         return await asyncio.to_thread(self._search, query_bundle)
-
-
-def _positive_int(value: object, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidTypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise InvalidInputError(f"{name} must be >= 1, got {value}")

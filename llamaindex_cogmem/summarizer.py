@@ -8,23 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms.llm import LLM
-from llama_index.core.prompts import BasePromptTemplate, ChatPromptTemplate
+from llama_index.core.prompts import BasePromptTemplate
 
-from cogmem.summaries import HUMAN, SYSTEM, model_summarizer
+from cogmem.summaries import model_summarizer
 
 from ._models import check_llm, model_name, prompt_template
+from .prompts import DEFAULT_SUMMARY_PROMPT
 
-__all__ = ["DEFAULT_SUMMARY_PROMPT", "summarizer_from"]
-
-DEFAULT_SUMMARY_PROMPT = ChatPromptTemplate(
-    message_templates=[
-        ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM),
-        ChatMessage(role=MessageRole.USER, content=HUMAN),
-    ]
-)
-"""The prompt :func:`summarizer_from` uses when given none (variables ``memories``, ``count``)."""
+__all__ = ["summarizer_from"]
 
 
 def summarizer_from(
@@ -41,7 +33,7 @@ def summarizer_from(
     Args:
         llm: Any LlamaIndex ``LLM`` (OpenAI, Ollama, ``MockLLM``, ...).
         prompt: A template string or a LlamaIndex prompt template with a ``{memories}``
-            variable (optionally ``{count}``); default :data:`DEFAULT_SUMMARY_PROMPT`.
+            variable (optionally ``{count}``); default :data:`~.prompts.DEFAULT_SUMMARY_PROMPT`.
 
     Raises:
         InvalidTypeError: ``llm`` is not a LlamaIndex ``LLM`` or ``prompt`` not a str/template.

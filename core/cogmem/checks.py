@@ -18,6 +18,7 @@ __all__ = [
     "EARLIEST",
     "LATEST",
     "check_bool",
+    "check_callable",
     "check_int",
     "check_name",
     "check_real",
@@ -100,6 +101,13 @@ def check_bool(value: object, name: str) -> bool:
     if not isinstance(value, bool):
         raise InvalidTypeError(f"{name} must be a bool, got {type(value).__name__}")
     return value
+
+
+def check_callable(value: object, name: str, signature: str) -> None:
+    """Refuse a ``value`` that is neither ``None`` nor callable (``signature`` says what it
+    should be, e.g. ``"(str, str) -> bool"``)."""
+    if value is not None and not callable(value):
+        raise InvalidTypeError(f"{name} must be a callable: {signature}")
 
 
 def check_int(value: object, name: str, low: int = 1, high: int | None = None) -> int:

@@ -31,7 +31,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .embedding import Embedder
 from .errors import CogmemError
@@ -360,34 +360,27 @@ def _export(memory: CognitiveMemory, args: argparse.Namespace) -> None:
     from .transfer import export_jsonl
 
     target: str | TextIO = sys.stdout if args.file == "-" else os.fspath(args.file)
-    count = export_jsonl(
-        memory,
-        target,
-        namespace=args.namespace,
-        with_embeddings=args.with_embeddings,
-        progress=not args.quiet,
-    )
-    if not args.quiet:
-        into = "stdout" if args.file == "-" else args.file
-        _note(f"exported {counted(count, 'memory', 'memories')} to {into}")
+    count = export_jsonl(memory, target, with_embeddings=args.with_embeddings, **_moving(args))
+    into = "stdout" if args.file == "-" else args.file
+    _note(args, f"exported {counted(count, 'memory', 'memories')} to {into}")
 
 
 def _import(memory: CognitiveMemory, args: argparse.Namespace, export: ExportFile) -> None:
     from .transfer import import_jsonl
 
-    count = import_jsonl(
-        memory,
-        export,
-        namespace=args.namespace,
-        re_embed=args.re_embed,
-        progress=not args.quiet,
-    )
+    count = import_jsonl(memory, export, re_embed=args.re_embed, **_moving(args))
+    _note(args, f"imported {counted(count, 'memory', 'memories')} into {_where(args)}")
+
+
+def _moving(args: argparse.Namespace) -> dict[str, Any]:
+    """What export and import take from the command line alike."""
+    return {"namespace": args.namespace, "progress": not args.quiet}
+
+
+def _note(args: argparse.Namespace, message: str) -> None:
+    """A summary line on stderr, unless ``--quiet``."""
     if not args.quiet:
-        _note(f"imported {counted(count, 'memory', 'memories')} into {_where(args)}")
-
-
-def _note(message: str) -> None:
-    print(message, file=sys.stderr)
+        print(message, file=sys.stderr)
 
 
 if __name__ == "__main__":

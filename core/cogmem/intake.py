@@ -15,7 +15,7 @@ lock. Dedup compares each write whose id cogmem generates with its nearest store
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
@@ -35,7 +35,7 @@ from .clients import DEFAULT_NAMESPACE
 from .config import CognitiveMemoryConfig
 from .dedup import Judge, Neighbour, decide
 from .embedding import Embedder, embed_texts
-from .errors import EmbedderError, InvalidInputError, InvalidTypeError
+from .errors import DuplicateIdError, EmbedderError, InvalidInputError, InvalidTypeError
 from .lexical import Tokenizer
 from .namespace import Namespace
 from .records import MEMORY_TYPES, STATUSES, MemoryRecord, WriteOutcome
@@ -51,6 +51,8 @@ __all__ = [
     "embed",
     "embed_given",
     "plan_writes",
+    "refuse_repeats",
+    "restorable",
     "to_record",
 ]
 
@@ -94,6 +96,24 @@ class MemoryInput:
     namespace: str = DEFAULT_NAMESPACE
     pinned: bool = False
     session_id: str | None = None
+
+    @classmethod
+    def of(cls, record: MemoryRecord) -> MemoryInput:
+        """The input that stores ``record``'s text and fields again (as a new memory: its
+        stability, recalls, links and relations start afresh; the last session is kept)."""
+        return cls(
+            text=record.text,
+            memory_type=record.memory_type,
+            importance=record.importance,
+            confidence=record.confidence,
+            tags=record.tags,
+            created_at=record.created_at,
+            id=record.id,
+            metadata=dict(record.metadata),
+            namespace=record.namespace,
+            pinned=record.pinned,
+            session_id=record.session_ids[-1] if record.session_ids else None,
+        )
 
 
 _INPUT_FIELDS = frozenset(MemoryInput.__dataclass_fields__)
@@ -199,6 +219,36 @@ def check_record(position: int, record: object) -> MemoryRecord:
         check_unit_interval(weight, f"{where}: links[{other!r}]")
     check_user_metadata(record.metadata)
     return record
+
+
+def restorable(
+    records: object, vectors: object, embedder: Embedder, progress: bool | None
+) -> tuple[list[MemoryRecord], FloatArray, str]:
+    """Records handed to :meth:`CognitiveMemory.restore`, checked, with their vectors (given,
+    or embedded with ``embedder``) and how a width error names those vectors.
+
+    Raises:
+        InvalidTypeError / InvalidInputError: A record or vector is malformed (named).
+        DuplicateIdError: An id is given twice in one namespace.
+    """
+    if isinstance(records, (str, bytes, MemoryRecord)) or not isinstance(records, Iterable):
+        raise InvalidTypeError("restore takes an iterable of MemoryRecord")
+    checked = [check_record(i, r) for i, r in enumerate(records)]
+    if not checked:
+        return [], np.zeros((0, 0), np.float32), ""
+    refuse_repeats(checked)
+    texts = [r.text for r in checked]
+    if vectors is not None:
+        return checked, embed_given(vectors, texts), "the vectors given"
+    return checked, embed(embedder, texts, progress), "the embedder's vectors"
+
+
+def refuse_repeats(records: Sequence[MemoryRecord]) -> None:
+    """Raise :class:`DuplicateIdError` if one call names an id twice in one namespace."""
+    keys = [(r.namespace, r.id) for r in records]
+    if len(set(keys)) != len(keys):
+        dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
+        raise DuplicateIdError(f"ids given more than once in one call: {dupes}")
 
 
 def embed(embedder: Embedder, texts: list[str], progress: bool | None) -> FloatArray:

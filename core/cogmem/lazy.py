@@ -15,7 +15,7 @@ __all__ = ["lazy_exports"]
 
 def lazy_exports(
     package: str,
-    modules: Mapping[str, tuple[str, str]],
+    modules: Mapping[str, tuple[str, Sequence[str]]],
     public: Sequence[str],
     extra: str,
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
@@ -23,17 +23,18 @@ def lazy_exports(
 
     Args:
         package: The package's ``__name__``.
-        modules: Each lazy name -> (its module in the package, the distribution that module
-            needs).
+        modules: Each module of the package -> (the distribution it needs, the names it
+            exports).
         public: The package's ``__all__``.
         extra: The install extra that brings those distributions (``"langchain"``).
     """
     namespace = importlib.import_module(package).__dict__
+    owner = {name: (module, dist) for module, (dist, names) in modules.items() for name in names}
 
     def getattr_(name: str) -> Any:
-        if name not in modules:
+        if name not in owner:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        module_name, distribution = modules[name]
+        module_name, distribution = owner[name]
         try:
             module = importlib.import_module(f".{module_name}", package)
         except ImportError as exc:

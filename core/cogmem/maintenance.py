@@ -76,8 +76,30 @@ def consolidate(
     dry_run: bool,
     progress: bool | None,
 ) -> ConsolidationReport:
-    """Consolidate one namespace (see :meth:`CognitiveMemory.consolidate`): summaries are
-    written before their originals are marked superseded."""
+    """Merge faded, similar memories of one namespace into summaries (design §6); behind
+    :meth:`CognitiveMemory.consolidate`.
+
+    Candidates are active, non-core, non-pinned memories with R(now) below
+    ``consolidation_retention_threshold``; each group of 2 to ``consolidation_group_size``
+    similar ones (cosine ≥ ``consolidation_similarity``, same type) becomes one summary
+    linked to its originals, which become ``superseded`` (never deleted: ``deep_recall``
+    finds them). Summaries are written before their originals are marked, and a summary's
+    id is derived from its originals, so an interrupted run is completed by running again;
+    consolidating again at the same ``now`` changes nothing.
+
+    Args:
+        spaces: The memory's namespaces.
+        lock: The memory's lock, held around the reads and the writes (not around the
+            summarizer, which may be a slow model call).
+        embedder: Embeds the summaries (and is the default summarizer's).
+        now: The time retention is computed at.
+        summarizer: texts -> summary text; default :class:`ExtractiveSummarizer` on the
+            embedder.
+        namespace: The namespace to consolidate.
+        dry_run: Only report what would be merged.
+        progress: A progress bar over the groups (tqdm); default: on a terminal, for
+            more than 20 groups.
+    """
     config = spaces.context.config
     with lock:
         found = spaces.get(namespace)
@@ -107,8 +129,20 @@ def maintain(
     *,
     namespace: str,
 ) -> MaintenanceReport:
-    """Consolidation, conflict checks and link decay for one namespace (see
-    :meth:`CognitiveMemory.maintain`)."""
+    """Consolidation, conflict detection and link decay for one namespace, for a scheduler;
+    behind :meth:`CognitiveMemory.maintain`.
+
+    * :meth:`consolidate` at ``now``.
+    * With a ``conflict_detector`` (``(text_a, text_b) -> bool``, e.g. from an LLM through
+      an adapter): up to ``conflict_pairs`` (50) pairs of active memories at cosine above
+      ``conflict_similarity`` (0.85), around the ``conflict_scan`` (1,000) most recent, not
+      yet judged by this object; pairs judged contradictory are recorded with
+      :meth:`contradict`. A detector that raises on a pair is reported in
+      ``conflict_errors`` and that pair is asked again next time.
+    * Links decayed to ``now`` and faded ones dropped.
+
+    Running it twice with the same ``now`` changes nothing the second time.
+    """
     config = spaces.context.config
     consolidated = consolidate(
         spaces, lock, embedder, now, summarizer, namespace=namespace, dry_run=False, progress=None

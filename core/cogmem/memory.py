@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import math
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -26,26 +25,18 @@ from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
 from typing_extensions import Unpack
 
 from . import maintenance
-from .checks import check_bool, check_int, check_name, check_text, resolve_now
+from .checks import check_bool, check_callable, check_name, resolve_now
 from .clients import DEFAULT_NAMESPACE, make_client
 from .config import CognitiveMemoryConfig
 from .consolidation import ConsolidationReport, MaintenanceReport, Summarizer
 from .dedup import Judge
 from .embedding import Embedder, MiniLMEmbedder, embed_query_vector
 from .errors import InvalidInputError, InvalidTypeError, MemoryNotFoundError
-from .filters import build_where, compile_filters
-from .intake import (
-    MemoryFields,
-    MemoryInput,
-    check_record,
-    embed,
-    embed_given,
-    plan_writes,
-    to_record,
-)
+from .filters import compile_filters
+from .intake import MemoryFields, MemoryInput, embed, refuse_repeats, restorable, to_record
 from .lock import lock_folder
 from .maintenance import ConflictDetector
-from .namespaces import Namespaces, refuse_repeats
+from .namespaces import Namespaces
 from .packing import TokenCounter, char_token_count, tiktoken_counter
 from .recall import Query, recall, reinforcement
 from .records import MemoryRecord, SearchResult, WriteOutcome
@@ -140,8 +131,7 @@ class CognitiveMemory:
             raise InvalidTypeError(
                 f"config must be a CognitiveMemoryConfig, got {type(config).__name__}"
             )
-        if dedup_judge is not None and not callable(dedup_judge):
-            raise InvalidTypeError("dedup_judge must be a callable: (str, str) -> bool")
+        check_callable(dedup_judge, "dedup_judge", "(str, str) -> bool")
         self.config = config or CognitiveMemoryConfig()
         self.dedup_judge = dedup_judge
         self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
@@ -267,13 +257,9 @@ class CognitiveMemory:
         Args:
             text: What to remember (non-empty).
             now: The current time (default: the clock).
-            **fields: The memory's fields (:class:`~cogmem.intake.MemoryFields`):
-                ``memory_type`` (``episodic`` by default, ``semantic``, ``procedural``,
-                ``core``), ``importance`` and ``confidence`` in [0, 1] (0.5, 0.8),
-                ``tags``, ``created_at`` (timezone-aware; default ``now``), ``id`` (default a
-                new UUID; must not be stored already), ``metadata`` (str/int/float/bool
-                values, filterable), ``namespace``, ``pinned`` (never decays),
-                ``session_id``.
+            **fields: The memory's fields (:class:`~cogmem.intake.MemoryFields`: type,
+                importance, confidence, tags, created_at, id, metadata, namespace, pinned,
+                session_id).
 
         Returns:
             The id of the new memory, or of the stored memory it restates (merged into it).
@@ -355,29 +341,9 @@ class CognitiveMemory:
         chosen = {r.id for r, given in made if given}
         refuse_repeats(records)
         vectors = embed(self.embedder, [r.text for r in records], progress)
+        what = f"the vectors of the embedder ({self.embedder!r})"
         with self._lock:
-            self._spaces.check_widths(
-                records, vectors, f"the vectors of the embedder ({self.embedder!r})"
-            )
-            self._spaces.refuse_taken(records, chosen)  # before anything is written
-            plan = plan_writes(
-                records,
-                vectors,
-                chosen,
-                self._spaces.get,
-                self.config,
-                self._context.tokenizer,
-                self.dedup_judge,
-            )
-            fresh = [plan.records[i] for i in plan.new]
-            self._spaces.store_new(fresh, vectors[plan.new])
-            try:
-                for name, updated in plan.rewritten.items():
-                    self._spaces.require(name).update(updated)
-            except BaseException:
-                self._spaces.take_back(fresh)  # one call, one outcome
-                raise
-        return plan.outcomes
+            return self._spaces.write(records, vectors, chosen, what, self.dedup_judge)
 
     def restore(
         self,
@@ -387,39 +353,16 @@ class CognitiveMemory:
         progress: bool | None = None,
     ) -> list[str]:
         """Store memories exactly as given, every field kept (stability, access count, status,
-        links, ...): to import an export, or to move memories between stores.
-
-        Each record goes to its own ``namespace``. All are validated, and all vectors computed,
-        before anything is written: one bad record stores none.
-
-        Args:
-            records: :class:`MemoryRecord` objects (e.g. from :meth:`get` / :meth:`memories`
-                of another store, or decoded from an export).
-            vectors: Their embeddings, one per record; default: embedded now from their texts.
-            progress: A progress bar while re-embedding (as for :meth:`add_many`).
-
-        Returns:
-            The ids, in order.
-
-        Raises:
-            InvalidTypeError / InvalidInputError: A record or vector is malformed (named).
-            DuplicateIdError: An id is given twice or already stored in its namespace.
-        """
+        links, ...): to import an export, or to move memories between stores. Each goes to its
+        own ``namespace``; all are checked, and all vectors computed (or the given ones
+        checked, one per record), before anything is written: one bad record stores none.
+        Returns the ids, in order (see :func:`cogmem.intake.restorable` for what it raises,
+        and :class:`~cogmem.errors.DuplicateIdError` for an id already stored)."""
         self._context.refuse_writes()
-        if isinstance(records, (str, bytes, MemoryRecord)) or not isinstance(records, Iterable):
-            raise InvalidTypeError("restore takes an iterable of MemoryRecord")
-        checked = [check_record(i, r) for i, r in enumerate(records)]
-        if not checked:
-            return []
-        refuse_repeats(checked)
-        texts = [r.text for r in checked]
-        given = vectors is not None
-        matrix = embed_given(vectors, texts) if given else embed(self.embedder, texts, progress)
-        with self._lock:
-            what = "the vectors given" if given else "the embedder's vectors"
-            self._spaces.check_widths(checked, matrix, what)
-            self._spaces.refuse_taken(checked, {r.id for r in checked})
-            self._spaces.store_new(checked, matrix)
+        checked, matrix, what = restorable(records, vectors, self.embedder, progress)
+        if checked:
+            with self._lock:
+                self._spaces.write(checked, matrix, {r.id for r in checked}, what)
         return [r.id for r in checked]
 
     def delete(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> None:
@@ -445,15 +388,7 @@ class CognitiveMemory:
             MemoryNotFoundError: Either id is not stored in the namespace.
             InvalidInputError: ``old_id == new_id``.
         """
-        self._context.refuse_writes()
-        if old_id == new_id:
-            raise InvalidInputError("a memory cannot supersede itself")
-        with self._lock:  # read and write under one lock: a concurrent recall is not undone
-            old = self.get(old_id, namespace=namespace)
-            self.get(new_id, namespace=namespace)
-            updated = replace(old, status="superseded", superseded_by=new_id)
-            self._spaces.require(namespace).update([updated])
-        return updated
+        return self._relate(old_id, new_id, namespace, "supersede", _superseded_by)[0]
 
     def contradict(
         self, a_id: str, b_id: str, *, namespace: str = DEFAULT_NAMESPACE
@@ -469,12 +404,24 @@ class CognitiveMemory:
             MemoryNotFoundError: Either id is not stored in the namespace.
             InvalidInputError: ``a_id == b_id``.
         """
+        return self._relate(a_id, b_id, namespace, "contradict", maintenance.contradictions)
+
+    def _relate(
+        self,
+        a_id: str,
+        b_id: str,
+        namespace: str,
+        verb: str,
+        change: Callable[[MemoryRecord, MemoryRecord], list[MemoryRecord]],
+    ) -> tuple[MemoryRecord, MemoryRecord]:
+        """Record a relation between two stored memories (what ``change`` writes); returns
+        both as they are then. Read and write under one lock: a concurrent recall is kept."""
         self._context.refuse_writes()
         if a_id == b_id:
-            raise InvalidInputError("a memory cannot contradict itself")
-        with self._lock:  # read and write under one lock: a concurrent recall is not undone
+            raise InvalidInputError(f"a memory cannot {verb} itself")
+        with self._lock:
             both = self.get(a_id, namespace=namespace), self.get(b_id, namespace=namespace)
-            self._spaces.require(namespace).update(maintenance.contradictions(*both))
+            self._spaces.require(namespace).update(change(*both))
             return self.get(a_id, namespace=namespace), self.get(b_id, namespace=namespace)
 
     def reinforce(
@@ -529,31 +476,14 @@ class CognitiveMemory:
         dry_run: bool = False,
         progress: bool | None = None,
     ) -> ConsolidationReport:
-        """Merge faded, similar memories into summaries (design §6, :mod:`cogmem.maintenance`).
-
-        Candidates are active, non-core, non-pinned memories with R(now) below
-        ``consolidation_retention_threshold``; each group of 2 to ``consolidation_group_size``
-        similar ones (cosine ≥ ``consolidation_similarity``, same type) becomes one summary
-        linked to its originals, which become ``superseded`` (never deleted: ``deep_recall``
-        finds them). Summaries are written before their originals are marked, and a summary's
-        id is derived from its originals, so an interrupted run is completed by running again;
-        consolidating again at the same ``now`` changes nothing.
-
-        Args:
-            now: The time retention is computed at (default: the clock).
-            summarizer: texts -> summary text; default :class:`ExtractiveSummarizer` on this
-                memory's embedder.
-            namespace: The namespace to consolidate.
-            dry_run: Only report what would be merged.
-            progress: A progress bar over the groups (tqdm); default: on a terminal, for
-                more than 20 groups.
-        """
+        """Merge faded, similar memories into summaries (design §6; the rules, arguments and
+        report: :func:`cogmem.maintenance.consolidate`). Originals are superseded, never
+        deleted; consolidating again at the same ``now`` changes nothing."""
         moment = resolve_now(now)
         namespace = check_name(namespace, "namespace")
         if not dry_run:
             self._context.refuse_writes()
-        if summarizer is not None and not callable(summarizer):
-            raise InvalidTypeError("summarizer must be a callable: list[str] -> str")
+        check_callable(summarizer, "summarizer", "list[str] -> str")
         return maintenance.consolidate(
             self._spaces,
             self._lock,
@@ -573,26 +503,14 @@ class CognitiveMemory:
         conflict_detector: ConflictDetector | None = None,
         namespace: str = DEFAULT_NAMESPACE,
     ) -> MaintenanceReport:
-        """Consolidation, conflict detection and link decay in one call, for a scheduler.
-
-        * :meth:`consolidate` at ``now``.
-        * With a ``conflict_detector`` (``(text_a, text_b) -> bool``, e.g. from an LLM through
-          an adapter): up to ``conflict_pairs`` (50) pairs of active memories at cosine above
-          ``conflict_similarity`` (0.85), around the ``conflict_scan`` (1,000) most recent, not
-          yet judged by this object; pairs judged contradictory are recorded with
-          :meth:`contradict`. A detector that raises on a pair is reported in
-          ``conflict_errors`` and that pair is asked again next time.
-        * Links decayed to ``now`` and faded ones dropped.
-
-        Running it twice with the same ``now`` changes nothing the second time.
-        """
+        """Consolidation, conflict detection and link decay in one call, for a scheduler
+        (:func:`cogmem.maintenance.maintain`). Running it twice with the same ``now`` changes
+        nothing the second time."""
         moment = resolve_now(now)
         namespace = check_name(namespace, "namespace")
         self._context.refuse_writes()
-        if conflict_detector is not None and not callable(conflict_detector):
-            raise InvalidTypeError("conflict_detector must be a callable: (str, str) -> bool")
-        if summarizer is not None and not callable(summarizer):
-            raise InvalidTypeError("summarizer must be a callable: list[str] -> str")
+        check_callable(conflict_detector, "conflict_detector", "(str, str) -> bool")
+        check_callable(summarizer, "summarizer", "list[str] -> str")
         return maintenance.maintain(
             self._spaces,
             self._lock,
@@ -712,44 +630,35 @@ class CognitiveMemory:
         Returns:
             Results best first, each with ``.memory``, ``.score`` and ``.explanation``.
         """
-        cfg = self.config
-        text = check_text(query, "query")
-        moment = resolve_now(now)
-        k = check_int(cfg.top_k if top_k is None else top_k, "top_k")
-        budget = (
-            cfg.token_budget if token_budget is None else check_int(token_budget, "token_budget")
-        )
-        search_mode = cfg.mode if mode is None else mode
-        if search_mode not in _MODES:
-            raise InvalidInputError(f"mode must be one of {', '.join(_MODES)}; got {search_mode!r}")
-        floor = cfg.min_score if min_score is None else min_score
-        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or math.isnan(floor):
-            raise InvalidTypeError(f"min_score must be a number, got {floor!r}")
         namespace = check_name(namespace, "namespace")
         if session_id is not None:
             check_name(session_id, "session_id")
-        default = cfg.reinforce_on_search and not self._context.read_only
-        do_reinforce = default if reinforce is None else reinforce
-        if not isinstance(do_reinforce, bool) or not isinstance(deep_recall, bool):
-            raise InvalidTypeError("reinforce and deep_recall must be bool")
-        if do_reinforce:
+        default = self.config.reinforce_on_search and not self._context.read_only
+        reinforcing = check_bool(default if reinforce is None else reinforce, "reinforce")
+        if reinforcing:
             self._context.refuse_writes()
-        where = build_where(filters, include_superseded=deep_recall)
-        allowed = compile_filters(filters, include_superseded=deep_recall)
-        query_vector = embed_query_vector(self.embedder, text)
-        asked = Query(
-            text, query_vector, search_mode, moment, k, budget, float(floor), deep_recall,
-            diversity, where, allowed,
-        )  # fmt: skip
+        asked = Query.checked(
+            self.config,
+            query,
+            now=resolve_now(now),
+            top_k=top_k,
+            token_budget=token_budget,
+            mode=mode,
+            min_score=min_score,
+            deep_recall=deep_recall,
+            diversity=diversity,
+            filters=filters,
+            embed=lambda text: embed_query_vector(self.embedder, text),
+        )
         with self._lock:
             found = self._spaces.get(namespace)
             if found is None:
                 return []
-            found.check_width(len(query_vector), f"the query's vector (from {self.embedder!r})")
+            found.check_width(len(asked.vector), f"the query's vector (from {self.embedder!r})")
             found.synced()
-            results = recall(found, asked, cfg, self._count_tokens)
-            if do_reinforce and results:
-                found.remember(reinforcement(results, moment, cfg, session_id))
+            results = recall(found, asked, self.config, self._count_tokens)
+            if results and reinforcing:
+                found.remember(reinforcement(results, asked.now, self.config, session_id))
         return results
 
     # ------------------------------------------------------------------ async twins
@@ -763,3 +672,7 @@ class CognitiveMemory:
     areinforce = _awaitable(reinforce)
     aconsolidate = _awaitable(consolidate)
     amaintain = _awaitable(maintain)
+
+
+def _superseded_by(old: MemoryRecord, new: MemoryRecord) -> list[MemoryRecord]:
+    return [replace(old, status="superseded", superseded_by=new.id)]

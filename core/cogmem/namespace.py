@@ -8,8 +8,8 @@ A :class:`Namespace` owns, for one namespace:
   Chroma, and saved again on :meth:`Namespace.flush`;
 * the adds held back from Chroma (:class:`~cogmem.held.HeldAdds`) and, on a folder store, their
   journal; it alone decides when they must reach Chroma (before any other write, a filtered
-  scan, or when the group is full or old), and on loading it writes what dead writers' journals
-  hold;
+  scan, or when the group is full or old), and on loading it writes what dead writers'
+  journals hold (:mod:`cogmem.recovery`);
 * the recalls written behind (reinforcements not yet in Chroma);
 * the write *generation* that tells a saved index from a stale one, and the catch-up with
   other writers of a shared (``client=``) store.
@@ -30,10 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from . import recovery
 from .config import CognitiveMemoryConfig
 from .errors import CogmemConnectionError, DimensionMismatchError, ReadOnlyError, StoreError
 from .filters import Where
-from .held import AddJournal, HeldAdds, JournalEntry, claim_orphans, journal_path, read_orphans
+from .held import AddJournal, HeldAdds, JournalEntry, journal_path
 from .index import NamespaceIndex
 from .lexical import BM25Index, Tokenizer
 from .records import MemoryRecord
@@ -463,61 +464,13 @@ class Namespace:
         self._index = index
         self._generation = generation
         if ctx.index_dir is not None:
-            if ctx.read_only:
-                self._show_orphans(index, ctx.index_dir)
-            else:
-                self._replay(index, ctx.index_dir)
+            recovery.recover(self, self._stem, ctx.index_dir, read_only=ctx.read_only)
         return index
 
-    def _replay(self, index: NamespaceIndex, folder: Path) -> None:
-        """Write to Chroma what dead writers' journals in ``folder`` hold and Chroma lacks
-        (adds they acknowledged but had not written yet), then delete those journals.
-
-        A journal that held bytes that could not be read back (damage: a flipped bit, a frame
-        that does not decode) or memories of another vector width is never deleted: what
-        checks out is written, the rest reported (an ERROR log line naming the file), and the
-        file moved aside (``<name>.damaged-<time>``) for a person to look at.
-        """
-        for journal in claim_orphans(folder, self._stem):
-            try:
-                read = journal.read()
-                fresh = [e for e in read.entries if e.record.id not in index]
-                if fresh:
-                    present = self._store.existing([e.record.id for e in fresh])
-                    fresh = [e for e in fresh if e.record.id not in present]
-                written, refused = self._write_back(index, fresh)
-            except BaseException:
-                journal.release()  # left for the next open
-                raise
-            if written:
-                log.info(
-                    "namespace %r: wrote %d acknowledged adds left in %s",
-                    self.name,
-                    written,
-                    journal.path.name,
-                )
-            if not read.damage and not refused:
-                journal.discard()
-                continue
-            kept = journal.set_aside()
-            problems = [f"{d.length} bytes at {d.offset} ({d.reason})" for d in read.damage]
-            problems += [f"{refused} memories of another vector width"] if refused else []
-            log.error(
-                "namespace %r: the add journal %s held what could not be written back: %s. "
-                "Acknowledged adds may be lost there; the %d memories that checked out are "
-                "stored. The journal was kept as %s",
-                self.name,
-                journal.path.name,
-                "; ".join(problems),
-                written,
-                kept,
-            )
-
-    def _write_back(
-        self, index: NamespaceIndex, entries: Sequence[JournalEntry]
-    ) -> tuple[int, int]:
-        """Write journaled memories to Chroma and the index; returns how many were written and
-        how many were refused for a vector width the namespace does not hold."""
+    def write_back(self, entries: Sequence[JournalEntry]) -> tuple[int, int]:
+        """Write journaled memories a dead writer acknowledged (:mod:`cogmem.recovery`) to
+        Chroma and the index; returns how many were written and how many were refused for a
+        vector width the namespace does not hold."""
         width = self.width()
         if width is None and entries:
             width = len(entries[0].vector)
@@ -528,26 +481,19 @@ class Namespace:
             self._will_write()
             matrix = np.stack([e.vector for e in fits])
             seqs, stamps = self._store.add(records, matrix, seqs=[e.seq for e in fits])
-            index.add(records, seqs, stamps, vectors=matrix)
+            self.index.add(records, seqs, stamps, vectors=matrix)
         return len(fits), len(entries) - len(fits)
 
-    def _show_orphans(self, index: NamespaceIndex, folder: Path) -> None:
-        """On a read-only store: index what dead writers' journals hold (no writer can be alive
-        while it is open), held in memory beside Chroma's memories, never written."""
-        width = self.width()
-        entries = [
-            e
-            for e in read_orphans(folder, self._stem)
-            if e.record.id not in index and (width is None or len(e.vector) == width)
-        ]
-        if not entries:
-            return
+    def show_held(self, entries: Sequence[JournalEntry]) -> None:
+        """On a read-only store: index journaled memories a dead writer left (no writer can be
+        alive while it is open), held in memory beside Chroma's, never written."""
         records = [e.record for e in entries]
+        seqs = [e.seq for e in entries]
         matrix = np.stack([e.vector for e in entries])
-        index.add(records, [e.seq for e in entries], vectors=matrix)
+        self.index.add(records, seqs, vectors=matrix)
         if self._held is None:
             self._held = HeldAdds(None)
-        self._held.add(records, [e.seq for e in entries], matrix)
+        self._held.add(records, seqs, matrix)
 
     def _hold(self, records: list[MemoryRecord], vectors: FloatArray) -> bool:
         """Hold new memories back from Chroma (indexed, and journaled on a folder store);

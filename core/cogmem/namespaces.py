@@ -25,12 +25,14 @@ from .clients import (
     open_collection,
 )
 from .config import CognitiveMemoryConfig
+from .dedup import Judge
 from .disk import check_space
 from .errors import DuplicateIdError, MemoryNotFoundError, StorageError
 from .held import JOURNALS_SUPPORTED
+from .intake import plan_writes
 from .lexical import Tokenizer
 from .namespace import Namespace, StoreContext
-from .records import MemoryRecord
+from .records import MemoryRecord, WriteOutcome
 from .store import ChromaStore, FloatArray
 
 __all__ = ["DEFAULT_COLLECTION", "Namespaces"]
@@ -146,6 +148,36 @@ class Namespaces:
             raise MemoryNotFoundError(f"namespace {name!r} holds no memories")
         return found
 
+    def write(
+        self,
+        records: list[MemoryRecord],
+        vectors: FloatArray,
+        chosen: set[str],
+        what: str,
+        judge: Judge | None = None,
+    ) -> list[WriteOutcome]:
+        """One call's writes, all or none: widths checked, caller-chosen ids (``chosen``)
+        refused if taken, write-time dedup planned (:func:`cogmem.intake.plan_writes`; ids not
+        in ``chosen`` only), then the new memories stored and the stored ones the plan changed
+        written back. ``what`` names the vectors in a width error.
+
+        Returns:
+            Each record's outcome, in order.
+        """
+        self.check_widths(records, vectors, what)
+        self.refuse_taken(records, chosen)  # before anything is written
+        ctx = self.context
+        plan = plan_writes(records, vectors, chosen, self.get, ctx.config, ctx.tokenizer, judge)
+        fresh = [plan.records[i] for i in plan.new]
+        self.store_new(fresh, vectors[plan.new])
+        try:
+            for name, updated in plan.rewritten.items():
+                self.require(name).update(updated)
+        except BaseException:
+            self.take_back(fresh)  # one call, one outcome
+            raise
+        return plan.outcomes
+
     def check_widths(self, records: Sequence[MemoryRecord], vectors: FloatArray, what: str) -> None:
         """Refuse vectors of another width than a namespace they go to holds."""
         for name in dict.fromkeys(r.namespace for r in records):
@@ -209,11 +241,3 @@ class Namespaces:
             namespace.close(flushed=flushed)
             if self._drop_on_close:
                 namespace.drop()
-
-
-def refuse_repeats(records: Sequence[MemoryRecord]) -> None:
-    """Raise :class:`DuplicateIdError` if one call names an id twice in one namespace."""
-    keys = [(r.namespace, r.id) for r in records]
-    if len(set(keys)) != len(keys):
-        dupes = sorted({k[1] for k in keys if keys.count(k) > 1})
-        raise DuplicateIdError(f"ids given more than once in one call: {dupes}")

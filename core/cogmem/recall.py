@@ -16,15 +16,19 @@ co-recall links), for the caller to apply. Nothing here writes or reads the cloc
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import numpy as np
 
 from .associations import current_links, spread, strengthen_links
+from .checks import check_bool, check_int, check_text
 from .config import CognitiveMemoryConfig
-from .filters import Where
+from .errors import InvalidInputError, InvalidTypeError
+from .filters import Where, build_where, compile_filters
 from .namespace import Namespace
 from .packing import TokenCounter, mmr_order, pack
 from .records import MemoryRecord, SearchResult
@@ -33,6 +37,7 @@ from .scoring import Candidate, fuse, score_candidates
 from .store import FloatArray
 
 __all__ = [
+    "SEARCH_SETTINGS",
     "Query",
     "associations",
     "candidates",
@@ -41,8 +46,23 @@ __all__ = [
     "originals",
     "recall",
     "reinforcement",
+    "search_settings",
 ]
 
+#: The keyword arguments of :meth:`CognitiveMemory.search` an adapter keeps as settings.
+SEARCH_SETTINGS = (
+    "mode",
+    "filters",
+    "deep_recall",
+    "token_budget",
+    "reinforce",
+    "namespace",
+    "session_id",
+    "min_score",
+    "diversity",
+)
+
+_MODES = ("dense", "lexical", "hybrid")
 # Spreading activation starts from this many of the best-matching candidates.
 _ASSOCIATION_SEEDS = 10
 # Co-recall links grow among this many of a search's first direct results (bounds link growth).
@@ -78,6 +98,47 @@ class Query:
     diversity: bool
     where: Where
     allowed: Callable[[MemoryRecord], bool]
+
+    @classmethod
+    def checked(
+        cls,
+        config: CognitiveMemoryConfig,
+        text: object,
+        *,
+        now: datetime,
+        top_k: int | None,
+        token_budget: int | None,
+        mode: str | None,
+        min_score: float | None,
+        deep_recall: bool,
+        diversity: bool,
+        filters: Mapping[str, Any] | None,
+        embed: Callable[[str], FloatArray],
+    ) -> Query:
+        """A search's arguments checked (``None``: the config's default), and its cue embedded
+        with ``embed`` (last, once everything else checked out).
+
+        Raises:
+            InvalidInputError / InvalidTypeError: An argument is wrong (names it).
+        """
+        cue = check_text(text, "query")
+        search_mode = config.mode if mode is None else mode
+        if search_mode not in _MODES:
+            raise InvalidInputError(f"mode must be one of {', '.join(_MODES)}; got {search_mode!r}")
+        floor = config.min_score if min_score is None else min_score
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or math.isnan(floor):
+            raise InvalidTypeError(f"min_score must be a number, got {floor!r}")
+        k = check_int(config.top_k if top_k is None else top_k, "top_k")
+        budget = (
+            config.token_budget if token_budget is None else check_int(token_budget, "token_budget")
+        )
+        deep = check_bool(deep_recall, "deep_recall")
+        spread = check_bool(diversity, "diversity")
+        where = build_where(filters, include_superseded=deep)
+        allowed = compile_filters(filters, include_superseded=deep)
+        return cls(
+            cue, embed(cue), search_mode, now, k, budget, float(floor), deep, spread, where, allowed
+        )
 
 
 def recall(
@@ -331,3 +392,12 @@ def reinforcement(
         for i, record in zip(linked, strengthened):
             updated[i] = record
     return updated
+
+
+def search_settings(owner: object, **overrides: Any) -> dict[str, Any]:
+    """The keyword arguments of :meth:`CognitiveMemory.search` that ``owner`` (an adapter)
+    holds as attributes of the same names (:data:`SEARCH_SETTINGS`, those it has), with
+    ``overrides`` on top: one place that forwards an adapter's settings."""
+    found = {name: getattr(owner, name) for name in SEARCH_SETTINGS if hasattr(owner, name)}
+    found.update(overrides)
+    return found

@@ -40,6 +40,17 @@ class Embedder(Protocol):
         ...
 
 
+def _call(call: Any, argument: object, who: str) -> object:
+    """``call(argument)``; anything it raises but cogmem's own input errors becomes an
+    :class:`EmbedderError` naming ``who``."""
+    try:
+        return call(argument)
+    except (EmbedderError, InvalidInputError, InvalidTypeError):
+        raise
+    except Exception as exc:
+        raise EmbedderError(f"{who} raised {type(exc).__name__}: {exc}") from exc
+
+
 def _describe(embedder: object) -> str:
     return type(embedder).__name__
 
@@ -144,13 +155,7 @@ def embed_texts(
         raise InvalidTypeError(
             f"embedder must have an embed_documents(texts) method, got {_describe(embedder)}"
         )
-    try:
-        raw = call(items)
-    except (EmbedderError, InvalidInputError, InvalidTypeError):
-        raise
-    except Exception as exc:
-        raise EmbedderError(f"{who} raised {type(exc).__name__}: {exc}") from exc
-    mat = _to_matrix(raw, len(items), who)
+    mat = _to_matrix(_call(call, items, who), len(items), who)
     if items:
         _check_dimension(mat.shape[1], dimension, who)
     return mat
@@ -181,12 +186,7 @@ def embed_query_vector(
             f"embedder must have an embed_query(text) method, got {_describe(embedder)}"
         )
     who = f"{_describe(embedder)}.embed_query"
-    try:
-        raw = call(query)
-    except (EmbedderError, InvalidInputError, InvalidTypeError):
-        raise
-    except Exception as exc:
-        raise EmbedderError(f"{who} raised {type(exc).__name__}: {exc}") from exc
+    raw = _call(call, query, who)
     if isinstance(raw, np.ndarray):
         if raw.ndim != 1:
             raise EmbedderError(f"{who} returned an array of shape {raw.shape}, expected (d,)")

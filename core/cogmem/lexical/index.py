@@ -45,6 +45,7 @@ from .postings import (
     POSTING,
     TF_CAP,
     Bool,
+    Compacted,
     Rows,
     count_tokens,
     destinations,
@@ -510,32 +511,24 @@ class BM25Index(Scoring, Persistence):
         vocab = self._vocab.compacted(np.flatnonzero(live_terms))
         dl = self._dl[:slots][alive]
         xor, total = self._xor, self._total
-        self._install(ids, dl, vocab, rows, ptr, {t: e for t, e in big.items() if e})
+        self._install(Compacted(ids, dl, vocab, rows, ptr, {t: e for t, e in big.items() if e}))
         self._xor, self._total = xor, total
         return rows, ptr
 
-    def _install(
-        self,
-        ids: IdMap,
-        dl: I32,
-        vocab: IdMap,
-        rows: Rows,
-        ptr: I64,
-        big: dict[int, dict[int, int]],
-    ) -> None:
+    def _install(self, state: Compacted) -> None:
         """Replace the whole state by compacted arrays (no dead slots, no unused terms)."""
         self._reset()
-        n = len(ids)
-        self._ids = ids
+        n = len(state.ids)
+        self._ids = state.ids
         self._alive = np.ones(n, dtype=np.bool_)
-        self._dl = np.array(dl, dtype=np.int32)  # a writable copy
+        self._dl = np.array(state.dl, dtype=np.int32)  # a writable copy
         self._nslots = n
-        self._vocab = vocab
-        self._base = rows
-        self._bptr = ptr
-        self._big = big
-        self._tptr = np.zeros_like(ptr)
-        self._df = np.diff(ptr)
+        self._vocab = state.vocab
+        self._base = state.rows
+        self._bptr = state.ptr
+        self._big = state.big
+        self._tptr = np.zeros_like(state.ptr)
+        self._df = np.diff(state.ptr)
 
     # -- fingerprint ---------------------------------------------------------------------------
 

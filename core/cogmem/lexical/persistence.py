@@ -21,7 +21,16 @@ from typing_extensions import Self
 from cogmem.errors import StoreError
 from cogmem.idmap import IdMap
 
-from .postings import I32, I64, POSTING, TF_CAP, Rows, pack_strings, unpack_strings
+from .postings import (
+    I32,
+    I64,
+    POSTING,
+    TF_CAP,
+    Compacted,
+    Rows,
+    pack_strings,
+    unpack_strings,
+)
 
 __all__ = ["INDEX_FORMAT_VERSION", "Persistence"]
 
@@ -51,15 +60,7 @@ class Persistence:
 
         def _compact(self) -> tuple[Rows, I64]: ...
 
-        def _install(
-            self,
-            ids: IdMap,
-            dl: I32,
-            vocab: IdMap,
-            rows: Rows,
-            ptr: I64,
-            big: dict[int, dict[int, int]],
-        ) -> None: ...
+        def _install(self, state: Compacted) -> None: ...
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the index to ``path`` atomically (temp file in the same directory, then rename).
@@ -193,7 +194,7 @@ class Persistence:
         for at in np.flatnonzero(tf >= TF_CAP).tolist():
             term = int(np.searchsorted(ptr, at, side="right")) - 1
             big.setdefault(term, {})[int(slots[at])] = int(tf[at])
-        index._install(IdMap(ids), dl, IdMap(vocab), postings, ptr, big)
+        index._install(Compacted(IdMap(ids), dl, IdMap(vocab), postings, ptr, big))
         index._total = int(dl.sum())
         index._xor = int(xor[0])
         return index

@@ -11,16 +11,18 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from cogmem.errors import InvalidTypeError
+from cogmem.idmap import IdMap
 
 __all__ = [
     "POSTING",
     "TF_CAP",
+    "Compacted",
     "check_query",
     "check_tokens",
     "count_tokens",
@@ -54,6 +56,18 @@ def raw(rows: Rows) -> npt.NDArray[np.void]:
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
+
+
+class Compacted(NamedTuple):
+    """A whole index state with no dead slots and no unused terms: ids and lengths by slot,
+    the vocabulary, the postings (CSR: ``rows``, ``ptr``) and the exact tfs of 255 or more."""
+
+    ids: IdMap
+    dl: I32
+    vocab: IdMap
+    rows: Rows
+    ptr: I64
+    big: dict[int, dict[int, int]]
 
 
 def check_tokens(tokens: object, name: str) -> Sequence[str]:

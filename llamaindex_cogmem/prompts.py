@@ -1,0 +1,29 @@
+"""cogmem's default prompts as LlamaIndex chat templates: ``DEFAULT_CONFLICT_PROMPT``
+(``{first}``, ``{second}``), ``DEFAULT_DEDUP_PROMPT`` (``{first}``: the stored memory, ``{second}``:
+the new write) and ``DEFAULT_SUMMARY_PROMPT`` (``{memories}``, ``{count}``). Their texts are the
+core's (:mod:`cogmem.judges`, :mod:`cogmem.summaries`)."""
+
+from __future__ import annotations
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.prompts import ChatPromptTemplate
+
+from cogmem.judges import CONFLICT, RESTATEMENT
+from cogmem.summaries import HUMAN, SYSTEM
+
+__all__ = ["DEFAULT_CONFLICT_PROMPT", "DEFAULT_DEDUP_PROMPT", "DEFAULT_SUMMARY_PROMPT"]
+
+
+def chat_prompt(system: str, user: str) -> ChatPromptTemplate:
+    """A system message and a user message, as a chat template."""
+    return ChatPromptTemplate(
+        message_templates=[
+            ChatMessage(role=MessageRole.SYSTEM, content=system),
+            ChatMessage(role=MessageRole.USER, content=user),
+        ]
+    )
+
+
+DEFAULT_CONFLICT_PROMPT = chat_prompt(CONFLICT.system, CONFLICT.human)
+DEFAULT_DEDUP_PROMPT = chat_prompt(RESTATEMENT.system, RESTATEMENT.human)
+DEFAULT_SUMMARY_PROMPT = chat_prompt(SYSTEM, HUMAN)
