@@ -80,7 +80,7 @@ class CognitiveMemoryConfig:
     sync_interval_seconds: float | None = None
     # Small adds are written to Chroma in groups of up to this many (0: each at once). A Chroma
     # add costs 4-8 ms whatever its size; until its group is written a memory is searchable from
-    # the in-memory index and, on a path= folder, durable in a journal (see cogmem.pending).
+    # the in-memory index and, on a path= folder, durable in a journal (see cogmem.held).
     # Groups are written when full, when older than sync_interval_seconds (folder stores), and
     # before anything else reads or changes Chroma. client= stores always write at once.
     add_flush_size: int = 64

@@ -1,4 +1,4 @@
-"""``CognitiveMemory``: the public API (design §7).
+"""``CognitiveMemory``: the public API (design §9).
 
 This module is the API only: argument checks, the lock, and the namespaces. The work is done
 where a newcomer would look for it:
@@ -71,7 +71,7 @@ def _awaitable(
 
 
 class CognitiveMemory:
-    """A long-term memory that forgets, reinforces and recalls like a person (design §7).
+    """A long-term memory that forgets, reinforces and recalls like a person (design §9).
 
     Setup: in-process (``CognitiveMemory()``), a folder (``path=``), or a Chroma server
     (``client=cogmem.clients.http_client(...)``); each namespace is its own Chroma collection.

@@ -1,0 +1,250 @@
+"""How the LangGraph store addresses and filters its items: LangGraph namespaces as cogmem
+namespace names, namespace match conditions, and LangGraph's search filters (checked, matched
+on values, and the part the core can apply itself pushed down)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import quote, unquote
+
+from langgraph.store.base import InvalidNamespaceError, MatchCondition
+
+from cogmem import InvalidInputError, InvalidTypeError
+
+__all__ = [
+    "FIELD_PREFIX",
+    "check_filter",
+    "check_labels",
+    "condition_path",
+    "decode_namespace",
+    "encode_namespace",
+    "is_number",
+    "matches_condition",
+    "matches_filter",
+    "pushdown",
+]
+
+#: Top-level scalar fields of an item's value are copied to ``v.<field>`` metadata, so that
+#: filters on them run inside the core's search.
+FIELD_PREFIX = "v."
+
+_RANGE_OPS = frozenset({"$gt", "$gte", "$lt", "$lte"})
+_OPERATORS = _RANGE_OPS | {"$eq", "$ne"}
+_SCALARS = (str, int, float, bool)
+
+
+# ---------------------------------------------------------------------- namespaces
+def encode_namespace(namespace: Sequence[str], prefix: str = "lg") -> str:
+    """The cogmem namespace of a LangGraph namespace: ``prefix:label/label/...``.
+
+    Each label is percent-encoded (``urllib.parse.quote`` with no safe characters), so any
+    label, including one with ``/``, ``:`` or ``%``, maps to a distinct name and
+    :func:`decode_namespace` gives the tuple back.
+
+    Args:
+        namespace: The LangGraph namespace (a tuple of non-empty str).
+        prefix: Separates the store's namespaces from other cogmem namespaces.
+
+    Returns:
+        The cogmem namespace name.
+
+    Raises:
+        InvalidNamespaceError: A label is not a non-empty str.
+    """
+    check_labels(tuple(namespace))
+    return f"{prefix}:" + "/".join(quote(label, safe="") for label in namespace)
+
+
+def decode_namespace(name: str, prefix: str = "lg") -> tuple[str, ...] | None:
+    """The LangGraph namespace encoded in a cogmem namespace name, or ``None`` if not one.
+
+    Args:
+        name: A cogmem namespace name.
+        prefix: The prefix given to :func:`encode_namespace`.
+
+    Returns:
+        The tuple of labels, or ``None`` when ``name`` was not made by
+        :func:`encode_namespace` with this prefix.
+    """
+    head = f"{prefix}:"
+    if not name.startswith(head) or len(name) == len(head):
+        return None
+    labels = tuple(unquote(part) for part in name[len(head) :].split("/"))
+    if any(not label for label in labels) or encode_namespace(labels, prefix) != name:
+        return None
+    return labels
+
+
+def check_labels(namespace: tuple[Any, ...]) -> None:
+    """LangGraph's label rules: non-empty str without ``.`` or NUL."""
+    for label in namespace:
+        if not isinstance(label, str):
+            raise InvalidNamespaceError(
+                f"namespace labels must be str, got {type(label).__name__} in {namespace}"
+            )
+        if not label:
+            raise InvalidNamespaceError(f"namespace labels must not be empty: {namespace}")
+        if "." in label or "\x00" in label:
+            raise InvalidNamespaceError(
+                f"namespace label {label!r} in {namespace} contains '.' or NUL"
+            )
+
+
+def condition_path(condition: MatchCondition) -> tuple[str, ...]:
+    """A condition's path as a tuple (a bare str is one label, as LangGraph's stores allow)."""
+    path = condition.path
+    return (path,) if isinstance(path, str) else tuple(path)
+
+
+def matches_condition(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = condition_path(condition)
+    if len(namespace) < len(path):
+        return False
+    if condition.match_type == "prefix":
+        pairs = zip(namespace, path)
+    elif condition.match_type == "suffix":
+        pairs = zip(reversed(namespace), reversed(path))
+    else:
+        raise InvalidInputError(
+            f"match_type must be 'prefix' or 'suffix', got {condition.match_type!r}"
+        )
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+# ---------------------------------------------------------------------- filters
+def _lookup(value: Mapping[str, Any], key: str) -> Any:
+    """``value[key]``, or the dotted path ``a.b.c`` through nested dicts; ``None`` if absent."""
+    if key in value:
+        return value[key]
+    current: Any = value
+    for part in key.split("."):
+        if not isinstance(current, Mapping) or part not in current:
+            return None
+        current = current[part]
+    return current
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: numbers by value, bools only equal bools, containers element-wise."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(b, Mapping):
+        return isinstance(a, Mapping) and set(a) == set(b) and all(_same(a[k], b[k]) for k in b)
+    if isinstance(b, (list, tuple)):
+        return (
+            isinstance(a, (list, tuple))
+            and len(a) == len(b)
+            and all(_same(x, y) for x, y in zip(a, b))
+        )
+    return type(a) is type(b) and a == b
+
+
+def is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _apply(actual: Any, op: str, operand: Any) -> bool:
+    if op == "$eq":
+        return _condition(actual, operand)
+    if op == "$ne":
+        return not _condition(actual, operand)
+    if is_number(actual) and is_number(operand):
+        a, b = float(actual), float(operand)
+    elif isinstance(actual, str) and isinstance(operand, str):
+        a, b = actual, operand  # type: ignore[assignment]
+    else:
+        return False
+    return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+
+
+def _condition(actual: Any, condition: Any) -> bool:
+    if isinstance(condition, Mapping):
+        if any(str(k).startswith("$") for k in condition):
+            return all(_apply(actual, op, operand) for op, operand in condition.items())
+        if not isinstance(actual, Mapping):
+            return False
+        return all(_condition(actual.get(k), v) for k, v in condition.items())
+    return _same(actual, condition)
+
+
+def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
+    """Whether an item's value passes a LangGraph search filter.
+
+    Each ``key: condition`` must hold: ``condition`` is a value (JSON equality: numbers by
+    value, a bool only equals a bool; a nested dict matches the nested fields it names) or a
+    dict of operators ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte`` (numbers compare
+    numerically, strings lexicographically, anything else does not match). Keys may be dotted
+    paths (``"a.b"``); a missing field is ``None``.
+
+    Args:
+        value: The item's value.
+        filter: The filter (``None`` or empty: everything passes).
+
+    Returns:
+        ``True`` if every condition holds.
+    """
+    return all(_condition(_lookup(value, k), c) for k, c in (filter or {}).items())
+
+
+def check_filter(filter: object) -> dict[str, Any] | None:
+    if filter is None:
+        return None
+    if not isinstance(filter, Mapping):
+        raise InvalidTypeError(f"filter must be a dict, got {type(filter).__name__}")
+
+    def walk(node: Any, where: str) -> None:
+        if isinstance(node, Mapping):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    raise InvalidTypeError(f"filter keys must be str, got {k!r} in {where}")
+                if k.startswith("$") and k not in _OPERATORS:
+                    raise InvalidInputError(
+                        f"unknown filter operator {k!r} in {where}; use one of {sorted(_OPERATORS)}"
+                    )
+                walk(v, f"{where}[{k!r}]")
+        elif isinstance(node, (list, tuple)):
+            for i, v in enumerate(node):
+                walk(v, f"{where}[{i}]")
+
+    walk(filter, "filter")
+    return dict(filter)
+
+
+def pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
+    """The part of a filter the core can apply itself, and whether that is all of it.
+
+    Only conditions on top-level scalar fields (copied to ``v.<field>`` metadata) go down:
+    equality and ``$ne`` with a scalar, ranges with a number. The core compares exactly as
+    :func:`matches_filter` does on those, so pushing them down never changes the answer;
+    everything is still checked on the decoded values afterwards.
+    """
+    pushed: dict[str, Any] = {}
+    exact = True
+    for key, condition in (filter or {}).items():
+        if "." in key or not key:
+            exact = False
+            continue
+        field = FIELD_PREFIX + key
+        if isinstance(condition, _SCALARS):
+            pushed[field] = condition
+        elif (
+            isinstance(condition, Mapping)
+            and condition
+            and all(str(op).startswith("$") for op in condition)
+        ):
+            ops = {
+                op: operand
+                for op, operand in condition.items()
+                if (op in ("$eq", "$ne") and isinstance(operand, _SCALARS))
+                or (op in _RANGE_OPS and is_number(operand))
+            }
+            if len(ops) != len(condition):
+                exact = False
+            if ops:
+                pushed[field] = ops
+        else:
+            exact = False
+    return pushed, exact
