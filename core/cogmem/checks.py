@@ -96,6 +96,16 @@ def check_texts(texts: object, name: str = "texts") -> list[str]:
     return out
 
 
+def check_ids(ids: object, name: str = "ids") -> list[str]:
+    """``ids`` as a list of checked memory ids (a lone str is refused: wrap it)."""
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+        raise InvalidTypeError(
+            f"{name} must be a list of memory ids, got {type(ids).__name__}"
+            + (" (one id: pass [id])" if isinstance(ids, str) else "")
+        )
+    return [check_name(i, f"{name}[{n}]") for n, i in enumerate(ids)]
+
+
 def check_bool(value: object, name: str) -> bool:
     """``value`` if it is a bool (not merely truthy)."""
     if not isinstance(value, bool):

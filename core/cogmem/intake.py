@@ -54,6 +54,7 @@ __all__ = [
     "refuse_repeats",
     "restorable",
     "to_record",
+    "writable",
 ]
 
 # Write-time dedup compares a write with this many nearest stored memories (and as many of the
@@ -241,6 +242,34 @@ def restorable(
     if vectors is not None:
         return checked, embed_given(vectors, texts), "the vectors given"
     return checked, embed(embedder, texts, progress), "the embedder's vectors"
+
+
+def writable(
+    items: Sequence[MemoryInput | Mapping[str, Any] | str],
+    now: datetime,
+    config: CognitiveMemoryConfig,
+    embedder: Embedder,
+    progress: bool | None,
+    *,
+    batch: bool,
+) -> tuple[list[MemoryRecord], FloatArray, set[str]]:
+    """Items handed to :meth:`CognitiveMemory.write_many` as checked records, their vectors,
+    and the ids the caller chose (generated ids are fresh uuid4s: only chosen ones can be
+    stored already). Error messages name the item only in a ``batch``.
+
+    Raises:
+        InvalidTypeError / InvalidInputError: An item is malformed (nothing is embedded).
+        DuplicateIdError: An id is given twice in one namespace.
+    """
+    made = [
+        to_record(f"item {i}: " if batch else "", item, now, config) for i, item in enumerate(items)
+    ]
+    records = [r for r, _ in made]
+    refuse_repeats(records)
+    if not records:
+        return [], np.zeros((0, 0), np.float32), set()
+    vectors = embed(embedder, [r.text for r in records], progress)
+    return records, vectors, {r.id for r, given in made if given}
 
 
 def refuse_repeats(records: Sequence[MemoryRecord]) -> None:

@@ -36,7 +36,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from .errors import InvalidInputError, InvalidTypeError, JudgeError
+from .checks import check_text
+from .errors import InvalidInputError, JudgeError
 
 __all__ = [
     "CONFLICT",
@@ -193,8 +194,8 @@ def yes_no_judge(
     role = question.role
 
     def judge(first: str, second: str) -> bool:
-        a = _check_text(first, question.arguments[0])
-        b = _check_text(second, question.arguments[1])
+        a = check_text(first, question.arguments[0])
+        b = check_text(second, question.arguments[1])
         try:
             reply = ask(a, b)
         except Exception as exc:
@@ -229,14 +230,6 @@ def yes_no_judge(
 
     judge.__doc__ = f"The {role}, asking {model_name} (yes/no)."
     return judge
-
-
-def _check_text(value: object, name: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidTypeError(f"{name} must be a str, got {type(value).__name__}")
-    if not value.strip():
-        raise InvalidInputError(f"{name} must not be blank")
-    return value
 
 
 def _shorten(answer: str, limit: int = 200) -> str:

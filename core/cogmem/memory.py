@@ -12,28 +12,25 @@ where a newcomer would look for it:
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 import threading
-from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Concatenate, NoReturn, ParamSpec, TypeVar
+from typing import Any, NoReturn
 
 from typing_extensions import Unpack
 
 from . import maintenance
-from .checks import check_bool, check_callable, check_name, resolve_now
+from .checks import check_bool, check_callable, check_ids, check_name, resolve_now
 from .clients import DEFAULT_NAMESPACE, make_client
 from .config import CognitiveMemoryConfig
-from .consolidation import ConsolidationReport, MaintenanceReport, Summarizer
+from .consolidation import ConsolidationReport, MaintenanceReport, Summarizer, superseded
 from .dedup import Judge
 from .embedding import Embedder, MiniLMEmbedder, embed_query_vector
 from .errors import InvalidInputError, InvalidTypeError, MemoryNotFoundError
 from .filters import compile_filters
-from .intake import MemoryFields, MemoryInput, embed, refuse_repeats, restorable, to_record
+from .intake import MemoryFields, MemoryInput, restorable, writable
 from .lock import lock_folder
 from .maintenance import ConflictDetector
 from .namespaces import Namespaces
@@ -42,32 +39,13 @@ from .recall import Query, recall, reinforcement
 from .records import MemoryRecord, SearchResult, WriteOutcome
 from .retention import reinforce as reinforce_memory
 from .store import FloatArray
+from .twins import awaitable
 
 __all__ = ["CognitiveMemory", "MemoryFields", "MemoryInput"]
 
 log = logging.getLogger("cogmem")
 
-_MODES = ("dense", "lexical", "hybrid")
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 Inputs = Iterable[MemoryInput | Mapping[str, Any] | str]
-
-
-def _awaitable(
-    method: Callable[Concatenate[CognitiveMemory, _P], _R],
-) -> Callable[Concatenate[CognitiveMemory, _P], Coroutine[Any, Any, _R]]:
-    """The async twin of ``method``, with its signature: it runs ``method`` in a worker thread
-    (``asyncio.to_thread``). The work is CPU-bound embedding and index reads plus Chroma calls
-    that have no async API in-process, and the memory's lock makes concurrent calls safe."""
-
-    @functools.wraps(method)
-    async def twin(self: CognitiveMemory, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return await asyncio.to_thread(method, self, *args, **kwargs)
-
-    twin.__name__ = twin.__qualname__ = f"a{method.__name__}"
-    twin.__doc__ = f":meth:`{method.__name__}`, awaitable (run in a worker thread)."
-    return twin
 
 
 class CognitiveMemory:
@@ -243,8 +221,8 @@ class CognitiveMemory:
         if namespace is None:
             return len(self)
         with self._lock:
-            found = self._spaces.get(check_name(namespace, "namespace"))
-            return 0 if found is None else len(found.synced(offline=True))
+            table = self._spaces.table(check_name(namespace, "namespace"))
+            return 0 if table is None else len(table)
 
     def namespaces(self) -> list[str]:
         """The namespaces that hold (or held) memories, sorted."""
@@ -330,17 +308,11 @@ class CognitiveMemory:
         """:meth:`write_many`; error messages name the item only in a ``batch``."""
         moment = resolve_now(now)
         self._context.refuse_writes()
-        made = [
-            to_record(f"item {i}: " if batch else "", item, moment, self.config)
-            for i, item in enumerate(items)
-        ]
-        if not made:
+        records, vectors, chosen = writable(
+            items, moment, self.config, self.embedder, progress, batch=batch
+        )
+        if not records:
             return []
-        records = [r for r, _ in made]
-        # Generated ids are fresh uuid4s; only the ones the caller chose can already be stored.
-        chosen = {r.id for r, given in made if given}
-        refuse_repeats(records)
-        vectors = embed(self.embedder, [r.text for r in records], progress)
         what = f"the vectors of the embedder ({self.embedder!r})"
         with self._lock:
             return self._spaces.write(records, vectors, chosen, what, self.dedup_judge)
@@ -388,7 +360,9 @@ class CognitiveMemory:
             MemoryNotFoundError: Either id is not stored in the namespace.
             InvalidInputError: ``old_id == new_id``.
         """
-        return self._relate(old_id, new_id, namespace, "supersede", _superseded_by)[0]
+        return self._relate(
+            old_id, new_id, namespace, "supersede", lambda old, new: [superseded(old, new)]
+        )[0]
 
     def contradict(
         self, a_id: str, b_id: str, *, namespace: str = DEFAULT_NAMESPACE
@@ -440,15 +414,11 @@ class CognitiveMemory:
         """
         moment = resolve_now(now)
         self._context.refuse_writes()
-        if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
-            raise InvalidTypeError(
-                f"ids must be a list of memory ids, got {type(ids).__name__}"
-                + (" (one id: pass [id])" if isinstance(ids, str) else "")
-            )
+        wanted = check_ids(ids)
         if session_id is not None:
             check_name(session_id, "session_id")
         with self._lock:  # read and write under one lock: concurrent recalls all count
-            records = [self.get(i, namespace=namespace) for i in ids]
+            records = [self.get(i, namespace=namespace) for i in wanted]
             updated = [
                 reinforce_memory(m, moment, self.config, session_id=session_id) for m in records
             ]
@@ -531,8 +501,8 @@ class CognitiveMemory:
         check_name(id, "id")
         namespace = check_name(namespace, "namespace")
         with self._lock:
-            found = self._spaces.get(namespace)
-            record = None if found is None else found.synced(offline=True).records.get(id)
+            table = self._spaces.table(namespace)
+            record = None if table is None else table.get(id)
         if record is None:
             raise MemoryNotFoundError(f"no memory with id {id!r} in namespace {namespace!r}")
         return record
@@ -551,8 +521,8 @@ class CognitiveMemory:
         namespace = check_name(namespace, "namespace")
         allowed = compile_filters(filters, include_superseded=deep_recall)
         with self._lock:
-            found = self._spaces.get(namespace)
-            held = [] if found is None else list(found.synced(offline=True).records.values())
+            table = self._spaces.table(namespace)
+            held = [] if table is None else list(table.values())
         records = [r for r in held if allowed(r)]
         return sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)
 
@@ -562,11 +532,8 @@ class CognitiveMemory:
         reinforced."""
         namespace = check_name(namespace, "namespace")
         with self._lock:
-            found = self._spaces.get(namespace)
-            if found is None:
-                return []
-            table = found.synced(offline=True).records
-            held = [(table[i], table.seq(i)) for i in table]
+            table = self._spaces.table(namespace)
+            held = [] if table is None else [(table[i], table.seq(i)) for i in table]
         held.sort(key=lambda pair: (pair[0].created_at, pair[1], pair[0].id))
         return [record for record, _ in held]
 
@@ -580,9 +547,7 @@ class CognitiveMemory:
             MemoryNotFoundError: An id is not stored in the namespace.
         """
         namespace = check_name(namespace, "namespace")
-        if isinstance(ids, str):
-            raise InvalidTypeError("ids must be a list of ids, not one str")
-        wanted = [check_name(i, "id") for i in ids]
+        wanted = check_ids(ids)
         with self._lock:
             found = self._spaces.get(namespace)
             vectors = {} if found is None else found.vectors(wanted)
@@ -662,17 +627,13 @@ class CognitiveMemory:
         return results
 
     # ------------------------------------------------------------------ async twins
-    aadd = _awaitable(add)
-    awrite = _awaitable(write)
-    aadd_many = _awaitable(add_many)
-    awrite_many = _awaitable(write_many)
-    asearch = _awaitable(search)
-    aget = _awaitable(get)
-    adelete = _awaitable(delete)
-    areinforce = _awaitable(reinforce)
-    aconsolidate = _awaitable(consolidate)
-    amaintain = _awaitable(maintain)
-
-
-def _superseded_by(old: MemoryRecord, new: MemoryRecord) -> list[MemoryRecord]:
-    return [replace(old, status="superseded", superseded_by=new.id)]
+    aadd = awaitable(add)
+    awrite = awaitable(write)
+    aadd_many = awaitable(add_many)
+    awrite_many = awaitable(write_many)
+    asearch = awaitable(search)
+    aget = awaitable(get)
+    adelete = awaitable(delete)
+    areinforce = awaitable(reinforce)
+    aconsolidate = awaitable(consolidate)
+    amaintain = awaitable(maintain)

@@ -34,6 +34,7 @@ from .lexical import Tokenizer
 from .namespace import Namespace, StoreContext
 from .records import MemoryRecord, WriteOutcome
 from .store import ChromaStore, FloatArray
+from .table import RecordTable
 
 __all__ = ["DEFAULT_COLLECTION", "Namespaces"]
 
@@ -136,6 +137,13 @@ class Namespaces:
         )
         found = self._open[name] = Namespace(name, digest(name), store, ctx)
         return found
+
+    def table(self, name: str) -> RecordTable | None:
+        """The records of namespace ``name`` for a read that needs nothing else from Chroma
+        (caught up if it can be, as held if a server is unreachable); ``None`` when it does
+        not exist."""
+        found = self.get(name)
+        return None if found is None else found.synced(offline=True).records
 
     def require(self, name: str) -> Namespace:
         """The namespace ``name``, created if needed (on a writable store).

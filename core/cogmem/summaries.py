@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from .checks import check_texts
 from .errors import InvalidInputError, InvalidTypeError, SummarizerError
 from .wording import counted
 
@@ -67,10 +68,7 @@ def _check_texts(texts: object) -> tuple[str, ...]:
         raise InvalidTypeError(f"a summarizer takes a list of texts, got {type(texts).__name__}")
     if not texts:
         raise InvalidInputError("a summarizer needs at least one text")
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise InvalidTypeError(f"texts[{i}] must be a str, got {type(text).__name__}")
-    return tuple(texts)
+    return tuple(check_texts(texts))
 
 
 def model_summarizer(ask: Ask, names: set[str], model_name: str) -> Callable[[list[str]], str]:
