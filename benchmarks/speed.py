@@ -591,7 +591,7 @@ def open_worker(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def snapshot(root: Path) -> Path:
-    """Copy cogmem and these benchmark modules under ``root``: every worker of the run then
+    """Copy cogmem and the benchmark modules under ``root``: every worker of the run then
     runs the same code, even if the working tree is edited meanwhile."""
     import cogmem
 
@@ -604,8 +604,8 @@ def snapshot(root: Path) -> Path:
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     (snap / "benchmarks").mkdir(parents=True)
-    for name in ("__init__.py", "common.py", "peers.py", "speed.py"):
-        shutil.copy2(_ROOT / "benchmarks" / name, snap / "benchmarks" / name)
+    for module in (_ROOT / "benchmarks").glob("*.py"):  # what the workers import, and more
+        shutil.copy2(module, snap / "benchmarks" / module.name)
     return snap
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -67,3 +68,18 @@ def test_a_worker_that_dies_leaves_the_rotation(
     results = speed._run_lockstep({"dead": ["dead"], "a": ["a", "2", str(log)]})
     assert results == {"dead": {"error": "exit code 3"}, "a": {"name": "a"}}
     assert log.read_text().split() == ["a", "start", "a", "end"] * 2
+
+
+def test_the_snapshot_runs_on_its_own(tmp_path: Path) -> None:
+    """Workers run the snapshot, not this checkout: it must hold every module they import."""
+    snap = speed.snapshot(tmp_path)
+    env = dict(os.environ, COGMEM_CORE=str(snap / "core"), PYTHONPATH="")
+    code = (
+        "import sys; sys.argv[1:] = ['--help']; import runpy; "
+        f"runpy.run_path({str(snap / 'benchmarks' / 'speed.py')!r}, run_name='__main__')"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "cogmem vs LangChain" in proc.stdout
