@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -13,7 +13,7 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from cogmem import CognitiveMemory, InvalidInputError, SearchResult
 from cogmem.recall import SEARCH_SETTINGS
@@ -26,6 +26,20 @@ __all__ = ["CognitiveMemoryRetriever", "result_to_document"]
 _OVERRIDES = frozenset({"k", "now", *SEARCH_SETTINGS})
 # Passed through by LangChain's own plumbing; not ours to act on.
 _IGNORED = frozenset({"verbose"})
+# ``search_kwargs`` as ``VectorStoreRetriever`` takes them: its names, then ours.
+_SEARCH_KWARGS = {"k": "k", "filter": "filters", **{name: name for name in SEARCH_SETTINGS}}
+# Names users bring from other retrievers, and what they are called here.
+_ALIASES = {"top_k": "k", "similarity_top_k": "k", "filter": "filters"}
+
+
+def _unknown(names: Iterable[str], known: Iterable[str], where: str) -> InvalidInputError:
+    """The error for arguments a retriever does not take, with a hint for familiar names."""
+    listed = sorted(names)
+    hints = [f"{n!r} is called {_ALIASES[n]!r} here" for n in listed if n in _ALIASES]
+    hint = f" ({'; '.join(hints)})" if hints else ""
+    return InvalidInputError(
+        f"CognitiveMemoryRetriever got unknown {where} {listed}{hint}; known: {sorted(known)}"
+    )
 
 
 def result_to_document(result: SearchResult) -> Document:
@@ -53,7 +67,12 @@ class CognitiveMemoryRetriever(BaseRetriever):
     Each call is one :meth:`cogmem.CognitiveMemory.search`; the fields below are its arguments.
     Any of them can be overridden for a single call as a keyword of ``invoke``/``ainvoke``/
     ``batch`` (``retriever.invoke("query", k=1, filters={"tags": "ui"})``; ``now`` then takes
-    a datetime). Unknown keywords raise :class:`cogmem.InvalidInputError`.
+    a datetime). ``search_kwargs`` is taken as ``VectorStoreRetriever`` takes it (``k``,
+    ``filter``, and any of the fields above), so ``vectorstore.as_retriever(...)`` code ports
+    as it is: it overrides the fields, and ``invoke`` keywords override both. Unknown
+    arguments raise :class:`cogmem.InvalidInputError` (``top_k=1`` is refused, naming ``k``,
+    instead of being ignored); a bad field value, or an unknown ``search_kwargs`` key, raises
+    pydantic's ``ValidationError`` (a ``ValueError``), at construction and on assignment.
 
     By default a search reinforces what it returns (spaced recall makes memories stable); set
     ``reinforce=False`` for a read that leaves the store exactly as it was.
@@ -69,6 +88,8 @@ class CognitiveMemoryRetriever(BaseRetriever):
     Attributes:
         memory: The memory to search.
         k: At most this many documents (``top_k``).
+        search_kwargs: ``{"k": 2, "filter": {"tags": "ui"}}`` as for a vector store's
+            retriever; keys: ``k``, ``filter`` (cogmem's ``filters``) and the fields below.
         mode, filters, deep_recall, token_budget, reinforce, namespace, session_id,
             min_score, diversity: As the arguments of :meth:`cogmem.CognitiveMemory.search`
             (default: the memory's config).
@@ -76,7 +97,7 @@ class CognitiveMemoryRetriever(BaseRetriever):
             the wall clock. Inject one to replay or test time-dependent recall.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, validate_assignment=True)
 
     memory: CognitiveMemory = Field(exclude=True)
     k: int = Field(default=4, ge=1)
@@ -90,19 +111,38 @@ class CognitiveMemoryRetriever(BaseRetriever):
     min_score: float | None = None
     diversity: bool = False
     now: Callable[[], datetime] | None = Field(default=None, exclude=True)
+    search_kwargs: dict[str, Any] = Field(default_factory=dict)
+
+    def __init__(self, **data: Any) -> None:
+        unknown = set(data) - set(type(self).model_fields)
+        if unknown:
+            raise _unknown(unknown, type(self).model_fields, "argument(s)")
+        super().__init__(**data)
+
+    @field_validator("search_kwargs")
+    @classmethod
+    def _known_search_kwargs(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = set(value) - set(_SEARCH_KWARGS)
+        if unknown:
+            raise _unknown(unknown, _SEARCH_KWARGS, "search_kwargs key(s)")
+        if "filter" in value and "filters" in value:
+            raise InvalidInputError("search_kwargs takes 'filter' or 'filters', not both")
+        k = value.get("k", 1)
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise InvalidInputError(f"search_kwargs['k'] must be an int >= 1, got {k!r}")
+        return value
 
     def _search(self, query: str, overrides: dict[str, Any]) -> list[Document]:
-        unknown = sorted(set(overrides) - _OVERRIDES - _IGNORED)
+        unknown = set(overrides) - _OVERRIDES - _IGNORED
         if unknown:
-            raise InvalidInputError(
-                f"CognitiveMemoryRetriever got unknown search argument(s) {unknown}; "
-                f"known: {sorted(_OVERRIDES)}"
-            )
+            raise _unknown(unknown, _OVERRIDES, "search argument(s)")
         args: dict[str, Any] = {
             name: getattr(self, name) for name in _OVERRIDES if name not in ("k", "now")
         }
+        args["k"] = self.k
+        args.update({_SEARCH_KWARGS[k]: v for k, v in self.search_kwargs.items()})
         args.update({k: v for k, v in overrides.items() if k in _OVERRIDES})
-        top_k = args.pop("k", self.k)
+        top_k = args.pop("k")
         moment = args.pop("now", None)
         if moment is None:
             moment = current_time(self.now)

@@ -155,6 +155,47 @@ def test_invoke_keywords_override_fields(memory: CognitiveMemory) -> None:
         retriever.invoke("user", top_k=3)
 
 
+def test_search_kwargs_work_as_for_a_vector_store_retriever(memory: CognitiveMemory) -> None:
+    """``vectorstore.as_retriever(search_kwargs=...)`` code ports as it is."""
+    retriever = CognitiveMemoryRetriever(
+        memory=memory,
+        search_kwargs={"k": 1, "filter": {"tags": "health"}},
+        reinforce=False,
+        now=lambda: NOW,
+    )
+    docs = retriever.invoke("what about the user?")
+    assert [d.page_content for d in docs] == ["The user is allergic to peanuts"]
+    assert len(retriever.invoke("the user", filters=None, k=3)) == 3  # invoke overrides both
+    lexical = CognitiveMemoryRetriever(
+        memory=memory, search_kwargs={"k": 2, "mode": "lexical"}, reinforce=False, now=lambda: NOW
+    )
+    assert [d.id for d in lexical.invoke("trip Japan")] == [
+        r.id for r in memory.search("trip Japan", top_k=2, mode="lexical", reinforce=False, now=NOW)
+    ]
+
+
+def test_unknown_arguments_are_refused_not_ignored(memory: CognitiveMemory) -> None:
+    with pytest.raises(InvalidInputError, match="'top_k' is called 'k'"):
+        CognitiveMemoryRetriever(memory=memory, top_k=1)
+    with pytest.raises(ValueError, match="fetch_k"):
+        CognitiveMemoryRetriever(memory=memory, search_kwargs={"k": 1, "fetch_k": 20})
+    with pytest.raises(ValueError, match="k.*must be an int"):
+        CognitiveMemoryRetriever(memory=memory, search_kwargs={"k": 0})
+    with pytest.raises(ValueError, match="not both"):
+        CognitiveMemoryRetriever(memory=memory, search_kwargs={"filter": {}, "filters": {}})
+
+
+def test_fields_are_validated_on_assignment(memory: CognitiveMemory) -> None:
+    retriever = CognitiveMemoryRetriever(memory=memory, now=lambda: NOW)
+    with pytest.raises(ValueError, match="k"):
+        retriever.k = 0
+    with pytest.raises(ValueError, match="similarity_top_k"):
+        retriever.search_kwargs = {"similarity_top_k": 2}
+    assert retriever.k == 4 and retriever.search_kwargs == {}
+    retriever.search_kwargs = {"k": 2}
+    assert len(retriever.invoke("the user")) == 2
+
+
 def test_reinforce_false_leaves_the_store_as_it_was(memory: CognitiveMemory) -> None:
     quiet = CognitiveMemoryRetriever(memory=memory, k=3, reinforce=False, now=lambda: NOW)
     doc = quiet.invoke("green tea")[0]
