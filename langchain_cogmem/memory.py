@@ -6,6 +6,7 @@ friends) in the ``langchain-classic`` package; this module needs it installed.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
@@ -18,8 +19,8 @@ from cogmem import (
     CognitiveMemory,
     InvalidInputError,
     InvalidTypeError,
-    MemoryInput,
     MemoryNotFoundError,
+    MemoryRecord,
     SearchResult,
 )
 from cogmem.recall import search_settings
@@ -30,20 +31,26 @@ __all__ = ["CognitiveConversationMemory"]
 
 ROLE_KEY = "role"
 SESSION_KEY = "session_id"
-_ROLE_ORDER = {"human": 0, "ai": 1}
+# An exchange is one memory: the human text, a newline, the AI text; ``human_chars`` splits it.
+EXCHANGE = "exchange"
+HUMAN_CHARS_KEY = "human_chars"
 
 
 class CognitiveConversationMemory(BaseMemory):
     """Chain memory that recalls the past turns relevant to the new input, not the last ones.
 
-    ``save_context`` stores the human input and the model's output of each exchange as two
-    memories (``memory_type`` episodic by default) in ``namespace``, tagged with the session
-    id (the core records it, and user metadata ``role`` and ``session_id`` make both
-    filterable). ``load_memory_variables`` searches the memory with the new input at
-    ``now()``: old exchanges that matter still come back, unrelated ones fade. The recalled
-    turns are returned in the order they were said (not by score), under ``memory_key``, as
-    text (``"Human: ...\\nAI: ..."``) or, with ``return_messages=True``, as ``HumanMessage``/
-    ``AIMessage`` objects whose ``id`` is the memory id.
+    ``save_context`` stores each exchange, the human input and the model's output, as one
+    memory (``memory_type`` episodic by default; its text is the input, a newline, the
+    output) in ``namespace``, tagged with the session id (the core records it, and user
+    metadata ``role="exchange"`` and ``session_id`` make both filterable). Every exchange is
+    stored as itself: two alike are never merged by write-time dedup (a conversation is a
+    log). ``load_memory_variables`` searches the memory with the new input at ``now()``: old
+    exchanges that matter still come back, unrelated ones fade. ``k`` counts exchanges, and a
+    recalled exchange comes back whole, question and answer, in the order they were said (not
+    by score), under ``memory_key``, as text (``"Human: ...\\nAI: ..."``) or, with
+    ``return_messages=True``, as ``HumanMessage``/``AIMessage`` pairs whose ids are
+    ``"<memory id>:human"`` and ``"<memory id>:ai"``. Memories stored one turn each (by
+    earlier versions, ``role`` ``human`` or ``ai``) are still recalled, a turn each.
 
     Use it wherever classic LangChain takes a memory::
 
@@ -62,7 +69,7 @@ class CognitiveConversationMemory(BaseMemory):
         return_messages: Return messages instead of text.
         human_prefix: Label of human turns in the text form.
         ai_prefix: Label of model turns in the text form.
-        k: At most this many turns recalled.
+        k: At most this many exchanges recalled.
         mode: ``hybrid`` | ``dense`` | ``lexical`` (default: the memory's config).
         filters: Extra cogmem filters for recall.
         min_score: Drop turns scoring below this (default: the memory's config).
@@ -140,11 +147,8 @@ class CognitiveConversationMemory(BaseMemory):
 
     # ------------------------------------------------------------------ BaseMemory
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
-        """Store one exchange: the input and the output, each as its own memory.
-
-        Both are written in one call, the input first, so the core keeps them adjacent on its
-        timeline (recalling one brings its neighbour along as temporal context). An empty
-        side is not stored.
+        """Store one exchange, the input and the output, as one memory (an empty side is
+        left out; nothing is stored when both are empty).
 
         Args:
             inputs: The chain's inputs (the one named by ``input_key`` is stored).
@@ -154,23 +158,22 @@ class CognitiveConversationMemory(BaseMemory):
             InvalidInputError: The input or output key cannot be determined.
             InvalidTypeError: The input or output is not text (or a message).
         """
-        turns = [("human", self._input_text(inputs)), ("ai", self._output_text(outputs))]
+        human, ai = self._input_text(inputs), self._output_text(outputs)
+        human, ai = (human if human.strip() else ""), (ai if ai.strip() else "")
+        if not (human or ai):
+            return
         moment = current_time(self.now)
-        items = [
-            MemoryInput(
-                text=text,
-                memory_type=self.memory_type,
-                importance=self.importance,
-                created_at=moment,
-                namespace=self.namespace,
-                session_id=self.session_id,
-                metadata=self._metadata(role),
-            )
-            for role, text in turns
-            if text.strip()
-        ]
-        if items:
-            self.memory.add_many(items, now=moment)
+        self.memory.add(
+            "\n".join(side for side in (human, ai) if side),
+            id=uuid.uuid4().hex,  # stored as itself: an exchange said twice is two exchanges
+            memory_type=self.memory_type,
+            importance=self.importance,
+            created_at=moment,
+            namespace=self.namespace,
+            session_id=self.session_id,
+            metadata={**self._metadata(EXCHANGE), HUMAN_CHARS_KEY: len(human)},
+            now=moment,
+        )
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
         """Recall the stored turns most relevant to the new input, now.
@@ -184,10 +187,12 @@ class CognitiveConversationMemory(BaseMemory):
         """
         query = self._input_text(inputs)
         results = self._recall(query) if query.strip() else []
-        results.sort(key=_said_order)
+        results.sort(key=lambda r: r.memory.created_at)
+        turns = [turn for r in results for turn in _turns(r.memory)]
         if self.return_messages:
-            return {self.memory_key: [self._message(r) for r in results]}
-        return {self.memory_key: "\n".join(self._line(r) for r in results)}
+            return {self.memory_key: [_message(*t) for t in turns]}
+        prefix = {"human": self.human_prefix, "ai": self.ai_prefix}
+        return {self.memory_key: "\n".join(f"{prefix[role]}: {text}" for _, role, text in turns)}
 
     def clear(self) -> None:
         """Forget every memory in ``namespace`` (every session's, every status)."""
@@ -217,21 +222,21 @@ class CognitiveConversationMemory(BaseMemory):
             ),
         )
 
-    def _line(self, result: SearchResult) -> str:
-        role = result.memory.metadata.get(ROLE_KEY)
-        prefix = self.ai_prefix if role == "ai" else self.human_prefix
-        return f"{prefix}: {result.memory.text}"
 
-    def _message(self, result: SearchResult) -> BaseMessage:
-        role = result.memory.metadata.get(ROLE_KEY)
-        if role == "ai":
-            return AIMessage(content=result.memory.text, id=result.memory.id)
-        return HumanMessage(content=result.memory.text, id=result.memory.id)
+def _turns(record: MemoryRecord) -> list[tuple[str, str, str]]:
+    """The turns a stored memory holds, as ``(message id, role, text)``: an exchange's two
+    (its ``human_chars`` split the text), or a one-turn memory's one."""
+    role = record.metadata.get(ROLE_KEY)
+    if role != EXCHANGE:
+        return [(record.id, "ai" if role == "ai" else "human", record.text)]
+    cut = record.metadata.get(HUMAN_CHARS_KEY)
+    cut = cut if isinstance(cut, int) and 0 <= cut <= len(record.text) else len(record.text)
+    human, ai = record.text[:cut], record.text[cut + 1 :] if cut else record.text
+    return [(f"{record.id}:{r}", r, t) for r, t in (("human", human), ("ai", ai)) if t]
 
 
-def _said_order(result: SearchResult) -> tuple[datetime, int]:
-    role = str(result.memory.metadata.get(ROLE_KEY, "human"))
-    return result.memory.created_at, _ROLE_ORDER.get(role, 0)
+def _message(id: str, role: str, text: str) -> BaseMessage:
+    return AIMessage(content=text, id=id) if role == "ai" else HumanMessage(content=text, id=id)
 
 
 def _as_text(value: Any, name: str) -> str:

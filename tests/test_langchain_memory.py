@@ -89,25 +89,29 @@ def test_turn_one_fact_is_recalled_on_day_thirty_and_the_faded_one_is_not(
     # What the model was actually shown in turn 10:
     prompt = str(model.seen[-1][-1].content)
     assert "Human: My sister Clara just moved to Lisbon." in prompt
-    assert "AI: How exciting, Lisbon is lovely!" in prompt  # its neighbour came along
+    assert "AI: How exciting, Lisbon is lovely!" in prompt  # the answer came with it
     assert "tuna sandwich" not in prompt
-    assert result["history"].count("\n") <= 3  # k = 4 turns at most
+    assert result["history"].count("\n") <= 7  # k = 4 exchanges, two lines each, at most
 
-    # Every turn was stored, as episodic memories of this session, stamped with its day.
-    assert memory.count("user-1") == 2 * (len(CONVERSATION) + 1)
+    # Every exchange was stored, as an episodic memory of this session, stamped with its day.
+    assert memory.count("user-1") == len(CONVERSATION) + 1
     recalled = memory.search(
         "sister Clara Lisbon",
         namespace="user-1",
-        filters={"role": "human", "created_before": DAY0},
+        filters={"role": "exchange", "created_before": DAY0},
         top_k=1,
         reinforce=False,
         now=clock.time,
     )[0].memory
-    assert recalled.text == "My sister Clara just moved to Lisbon."
+    assert recalled.text == "My sister Clara just moved to Lisbon.\nHow exciting, Lisbon is lovely!"
     assert recalled.memory_type == "episodic"
     assert recalled.created_at == DAY0
     assert recalled.session_ids == ("chat-1",)
-    assert dict(recalled.metadata) == {"role": "human", "session_id": "chat-1"}
+    assert dict(recalled.metadata) == {
+        "role": "exchange",
+        "session_id": "chat-1",
+        "human_chars": 37,
+    }
     assert recalled.access_count >= 1  # recalling it in turn 10 reinforced it
 
 
@@ -132,7 +136,9 @@ def test_messages_in_an_llm_chain_with_a_chat_prompt(memory: CognitiveMemory) ->
     history = out["chat_history"]
     assert [type(m) for m in history] == [HumanMessage, AIMessage]
     assert [m.content for m in history] == ["My dog is called Biscuit.", "Noted."]
-    assert all(memory.get(m.id or "").text == m.content for m in history)
+    stored = memory.get((history[0].id or "").removesuffix(":human")).text
+    assert stored == "My dog is called Biscuit.\nNoted."
+    assert [m.id for m in history] == [history[0].id, history[0].id.replace(":human", ":ai")]
     shown = model.seen[-1]
     assert [m.content for m in shown[1:3]] == ["My dog is called Biscuit.", "Noted."]
 
@@ -150,6 +156,30 @@ def test_recalled_turns_come_in_the_order_they_were_said(memory: CognitiveMemory
         "Human: I glued the blue vase.",
         "AI: Good as new.",
     ]
+
+
+def test_k_counts_exchanges_and_a_recalled_one_comes_back_whole(memory: CognitiveMemory) -> None:
+    clock = Clock(DAY0)
+    chat_memory = CognitiveConversationMemory(
+        memory=memory, k=1, now=clock, reinforce=False, return_messages=True
+    )
+    chat_memory.save_context({"input": "What is the wifi password?"}, {"output": "It is tulip42."})
+    clock.time = DAY0 + timedelta(days=1)
+    chat_memory.save_context({"input": "Bake a cake?"}, {"output": "Lemon drizzle."})
+    history = chat_memory.load_memory_variables({"input": "wifi password"})["history"]
+    assert [(type(m), m.content) for m in history] == [
+        (HumanMessage, "What is the wifi password?"),
+        (AIMessage, "It is tulip42."),
+    ]
+
+
+def test_an_exchange_said_twice_is_stored_twice(memory: CognitiveMemory) -> None:
+    clock = Clock(DAY0)
+    chat_memory = CognitiveConversationMemory(memory=memory, now=clock)
+    for day in (0, 7):
+        clock.time = DAY0 + timedelta(days=day)
+        chat_memory.save_context({"input": "Good morning!"}, {"output": "Good morning to you."})
+    assert [r.created_at for r in memory.records()] == [DAY0, DAY0 + timedelta(days=7)]
 
 
 def test_sessions_and_clear(memory: CognitiveMemory) -> None:
@@ -175,12 +205,20 @@ def test_async_chain_and_empty_sides(memory: CognitiveMemory) -> None:
     clock = Clock(DAY0)
     chat_memory = CognitiveConversationMemory(memory=memory, now=clock)
     chat_memory.save_context({"input": "Remember the code word: pineapple."}, {"output": "  "})
-    assert memory.count() == 1  # the empty answer is not stored
+    assert [r.text for r in memory.records()] == ["Remember the code word: pineapple."]
+    assert chat_memory.load_memory_variables({"input": "code word"})["history"] == (
+        "Human: Remember the code word: pineapple."  # the empty answer is left out
+    )
     model = RecordingChatModel(messages=iter(["pineapple"]))
     chain = ConversationChain(llm=model, memory=chat_memory)
     result = asyncio.run(chain.ainvoke({"input": "What is the code word?"}))
     assert "pineapple" in result["history"]
-    assert memory.count() == 3
+    assert memory.count() == 2
+    chat_memory.save_context({"input": ""}, {"output": "Only the answer."})
+    history = chat_memory.load_memory_variables({"input": "answer"})["history"]
+    assert "AI: Only the answer." in history.splitlines()
+    chat_memory.save_context({"input": " "}, {"output": ""})
+    assert memory.count() == 3  # nothing said, nothing stored
 
 
 def test_bad_input_is_rejected(memory: CognitiveMemory) -> None:
@@ -202,4 +240,4 @@ def test_bad_input_is_rejected(memory: CognitiveMemory) -> None:
     assert memory.count() == 0
     # Messages are accepted as input (their text is stored).
     chat_memory.save_context({"input": HumanMessage("hi there")}, {"output": AIMessage("hello")})
-    assert memory.count() == 2
+    assert [r.text for r in memory.records()] == ["hi there\nhello"]
