@@ -11,6 +11,7 @@ token budget.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, Literal
@@ -59,9 +60,15 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     Flushed chat messages (``_aput``) become episodic memories in ``namespace``: one per
     message whose role is in ``roles`` and that has text, stored as ``"<role>: <text>"`` with
     user metadata ``role`` and ``session_id``, all of one flush in one write (so the core keeps
-    them adjacent on its timeline and recalling one turn brings its neighbours along). Their
-    ``created_at`` is the time of the flush (``now``): ``Memory`` does not say when a message
-    was written.
+    them adjacent on its timeline and recalling one turn brings its neighbours along). Every
+    message is stored as itself: two alike (an assistant saying "Done." twice) are two
+    memories, never merged by write-time dedup. Their ``created_at`` is the time of the flush
+    (``now``): ``Memory`` does not say when a message was written.
+
+    Recall is scoped to ``Memory``'s session, as ``VectorMemoryBlock``'s is: ``Memory`` passes
+    its ``session_id`` and only that session's memories come back (``session_only=False``
+    recalls every session's; then ``namespace`` is what separates users). With no session
+    known, or a ``session_id`` filter of your own, nothing is added.
 
     Reading (``_aget``) searches the memory with the text of the latest ``query_window``
     messages (system and developer messages left out) and returns the results best first, one
@@ -69,6 +76,12 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     many as fit in ``token_budget`` tokens counted with ``tokenizer_fn`` (LlamaIndex's tokenizer by
     default, the one ``Memory`` counts with); a line that does not fit is skipped and the next
     one tried. The memories returned are reinforced (unless ``reinforce=False``).
+
+    ``priority`` is ``BaseMemoryBlock``'s, as ``Memory`` runs it (its code, where the base
+    docstring says "1 = highest"): 0, the default, is never truncated (``token_budget`` bounds
+    the block); otherwise, when the blocks and the chat exceed ``Memory``'s ``token_limit``,
+    blocks are truncated lowest number first, this one by :meth:`atruncate` (its least
+    relevant lines first), and a block still over is dropped whole.
 
     Use it in ``Memory``::
 
@@ -83,8 +96,10 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
         namespace: The cogmem namespace (one user or agent).
         session_id: The session recorded on stored and reinforced memories when the messages
             and ``Memory`` do not give one (``Memory`` passes its own).
-        session_only: Recall only memories of the current session (default: every session's,
-            which is what long-term memory is for).
+        session_only: ``None`` (default): recall only the current session's memories when
+            ``Memory`` (or ``session_id``) gives a session, as ``VectorMemoryBlock`` does;
+            ``True``: always, and a read with no session is refused; ``False``: every
+            session's.
         similarity_top_k: At most this many memories per read.
         token_budget: At most this many tokens of block content.
         query_window: How many of the latest messages make the query.
@@ -111,7 +126,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     )
     namespace: str = Field(default="default", min_length=1)
     session_id: str | None = None
-    session_only: bool = False
+    session_only: bool | None = None
     similarity_top_k: int = Field(default=5, ge=1)
     token_budget: int = Field(default=500, ge=1)
     query_window: int = Field(default=2, ge=1)
@@ -166,7 +181,10 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
 
     def _recall(self, query: str, session: str | None, moment: datetime) -> list[SearchResult]:
         filters = dict(self._cogmem_filters)
-        if self.session_only:
+        scoped = self.session_only
+        if scoped is None:  # VectorMemoryBlock's rule: a session known, and no filter on it
+            scoped = session is not None and SESSION_KEY not in filters
+        if scoped:
             if session is None:
                 raise InvalidInputError("session_only=True needs a session_id")
             filters[SESSION_KEY] = session
@@ -236,6 +254,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             items.append(
                 MemoryInput(
                     text=f"{role}: {text}",
+                    id=uuid.uuid4().hex,  # stored as itself: a message said twice is two
                     memory_type=self.memory_type,
                     importance=self.importance,
                     created_at=moment,

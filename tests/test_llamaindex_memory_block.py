@@ -13,7 +13,7 @@ from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageR
 from llama_index.core.chat_engine import SimpleChatEngine
 from llama_index.core.llms.callbacks import llm_chat_callback
 from llama_index.core.llms.mock import MockFunctionCallingLLM, MockLLM
-from llama_index.core.memory import Memory
+from llama_index.core.memory import Memory, StaticMemoryBlock
 from llama_index.core.storage.chat_store.base_db import MessageStatus
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 from pydantic import Field
@@ -256,16 +256,37 @@ def test_recall_reinforces_the_memories_it_returns(mem: CognitiveMemory) -> None
     assert touched[0].last_accessed_at == later
 
 
-def test_recall_spans_sessions_unless_session_only(mem: CognitiveMemory) -> None:
+def test_recall_is_scoped_to_memorys_session_as_vector_memory_blocks_is(
+    mem: CognitiveMemory,
+) -> None:
     old = CognitiveMemoryBlock(memory=mem, now=NOW, session_id="monday")
     asyncio.run(old.aput([ChatMessage(role=MessageRole.USER, content=FACT)]))
-    anywhere = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)
+    scoped = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)
+    assert read(scoped, QUESTION, session_id="friday") == ""
+    assert "Clara" in read(scoped, QUESTION, session_id="monday")
+    assert "Clara" in read(scoped, QUESTION)  # no session known: nothing to scope to
+    own_filter = CognitiveMemoryBlock(
+        memory=mem, now=NOW, reinforce=False, filters={"session_id": "monday"}
+    )
+    assert "Clara" in read(own_filter, QUESTION, session_id="friday")  # the user's filter wins
+    anywhere = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=False)
     assert "Clara" in read(anywhere, QUESTION, session_id="friday")
-    here = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=True)
-    assert read(here, QUESTION, session_id="friday") == ""
-    assert "Clara" in read(here, QUESTION, session_id="monday")
+    strict = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=True)
     with pytest.raises(InvalidInputError, match="session_only"):
-        read(here, QUESTION)
+        read(strict, QUESTION)
+
+
+def test_a_new_memory_of_the_same_session_recalls_it_another_does_not(
+    mem: CognitiveMemory,
+) -> None:
+    """Across ``Memory`` objects (a restart), as with VectorMemoryBlock: by session id."""
+    clock = {"now": NOW}
+    llm = ScriptedChatLLM(max_tokens=None)
+    chat_through(small_memory([CognitiveMemoryBlock(memory=mem, now=NOW)], "ana"), llm, clock)
+    again = small_memory([CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)], "ana")
+    assert FACT in system_text(again.get(input=QUESTION))
+    other = small_memory([CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)], "bob")
+    assert "Clara" not in system_text(other.get(input=QUESTION))
 
 
 def test_filters_and_namespaces_narrow_recall(mem: CognitiveMemory) -> None:
@@ -307,7 +328,9 @@ def test_truncation_drops_the_least_relevant_lines_first(mem: CognitiveMemory) -
 
 def test_memory_truncates_a_block_with_a_priority(mem: CognitiveMemory) -> None:
     fill(mem)
-    block = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, priority=1)
+    block = CognitiveMemoryBlock(
+        memory=mem, now=NOW, reinforce=False, priority=1, session_only=False
+    )
     memory = Memory.from_defaults(
         session_id="s", memory_blocks=[block], token_limit=60, chat_history_token_ratio=0.9
     )
@@ -320,7 +343,55 @@ def test_memory_truncates_a_block_with_a_priority(mem: CognitiveMemory) -> None:
     assert "Clara plays the piano" in system  # the best memory is the one kept
 
 
+def test_memory_truncates_lower_priorities_first_and_never_priority_zero(
+    mem: CognitiveMemory,
+) -> None:
+    """Memory's code, not BaseMemoryBlock's docstring ("1 = highest"): 1 goes before 2."""
+    fill(mem)
+    notes = "Standing notes: " + " ".join(f"note{i}" for i in range(30))
+
+    def system_after(cogmem_priority: int, static_priority: int) -> str:
+        block = CognitiveMemoryBlock(
+            memory=mem,
+            now=NOW,
+            reinforce=False,
+            priority=cogmem_priority,
+            token_budget=40,
+            session_only=False,
+        )
+        static = StaticMemoryBlock(name="notes", static_content=notes, priority=static_priority)
+        memory = Memory.from_defaults(session_id="s", memory_blocks=[block, static], token_limit=70)
+        memory.put(ChatMessage(role=MessageRole.USER, content="Clara piano"))
+        return system_text(memory.get())
+
+    kept_cogmem = system_after(cogmem_priority=2, static_priority=1)
+    assert "Clara" in kept_cogmem and "note29" not in kept_cogmem
+    kept_notes = system_after(cogmem_priority=1, static_priority=2)
+    assert "note29" in kept_notes and "Clara" not in kept_notes
+    never = system_after(cogmem_priority=0, static_priority=1)
+    assert "Clara" in never and "note29" not in never
+
+
 # ---------------------------------------------------------------------------- writing
+def test_every_flushed_message_is_stored_even_when_two_are_alike(mem: CognitiveMemory) -> None:
+    block = CognitiveMemoryBlock(memory=mem, now=NOW)
+    messages = [
+        ChatMessage(role=MessageRole.USER, content="Please book the table for eight."),
+        ChatMessage(role=MessageRole.ASSISTANT, content="Done, it is booked."),
+        ChatMessage(role=MessageRole.USER, content="And the taxi for seven."),
+        ChatMessage(role=MessageRole.ASSISTANT, content="Done, it is booked."),
+    ]
+    asyncio.run(block.aput(messages))
+    assert [m.text for m in mem.records()] == [
+        "user: Please book the table for eight.",
+        "assistant: Done, it is booked.",
+        "user: And the taxi for seven.",
+        "assistant: Done, it is booked.",
+    ]
+    asyncio.run(block.aput(messages[1:2]))  # flushed again later: stored again
+    assert len(mem) == 5
+
+
 def test_stores_user_and_assistant_text_one_memory_per_message(mem: CognitiveMemory) -> None:
     block = CognitiveMemoryBlock(memory=mem, now=NOW, session_id="fallback", importance=0.8)
     messages = [
