@@ -27,6 +27,7 @@ import json
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, cast
 
@@ -58,7 +59,7 @@ from cogmem import (
 from cogmem.checks import check_int
 from cogmem.recall import search_settings
 
-from ._convert import current_time, list_memories
+from ._convert import current_time
 from .store_keys import (
     FIELD_PREFIX,
     check_filter,
@@ -69,6 +70,7 @@ from .store_keys import (
     is_number,
     matches_condition,
     matches_filter,
+    pushable,
     pushdown,
 )
 
@@ -86,9 +88,6 @@ CREATED = "lg.created_at"
 UNINDEXED = "lg.unindexed"
 
 _MEMORY_TYPES = ("episodic", "semantic", "procedural", "core")
-_RANGE_OPS = frozenset({"$gt", "$gte", "$lt", "$lte"})
-_OPERATORS = _RANGE_OPS | {"$eq", "$ne"}
-_SCALARS = (str, int, float, bool)
 
 
 # ---------------------------------------------------------------------- items
@@ -120,6 +119,18 @@ class CognitiveSearchItem(SearchItem):
         result = super().dict()
         result["explanation"] = self.explanation
         return result
+
+
+@dataclass(frozen=True)
+class _Write:
+    """A checked put: the value to store (``None``: delete), its text and whether indexed."""
+
+    namespace: tuple[str, ...]
+    name: str
+    key: str
+    value: dict[str, Any] | None
+    text: str
+    indexed: bool
 
 
 def _epoch(moment: datetime) -> float:
@@ -154,16 +165,25 @@ class CognitiveMemoryStore(BaseStore):
       (``created_at`` is kept, ``updated_at`` is now, the memory starts afresh);
       ``put(..., value=None)``/``delete`` removes it.
     * ``get`` returns the value exactly as put (as JSON round-trips it: tuples come back as
-      lists), with ``created_at``/``updated_at``.
+      lists; NaN and infinities are kept), with ``created_at``/``updated_at``.
     * ``search(prefix, query=...)`` is a cognitive search in every namespace under the prefix:
       results are :class:`CognitiveSearchItem` ordered by cognitive score, ``score`` set and
-      the explanation attached; the memories returned are reinforced (``reinforce``). Without
-      a query it lists items, most recently updated first, ``score`` ``None``. ``filter``
+      the explanation attached; the memories returned are reinforced (``reinforce``). Items
+      no query can score (``index=False``, or nothing at the index paths) fill the rest of
+      the page after them, ``score`` ``None``, as in ``InMemoryStore``. Without a query it
+      lists items in the order their keys were first put, ``score`` ``None``. ``filter``
       matches the value (see :func:`matches_filter`); ``limit``/``offset`` paginate. Items
       that consolidation merged into a summary (superseded) are left out unless
       ``deep_recall=True``; the summary itself is an item whose value is ``{"text": ...}``.
     * ``list_namespaces`` with ``prefix``/``suffix`` (``"*"`` wildcards), ``max_depth``,
-      ``limit``, ``offset``, sorted, only namespaces that hold items.
+      ``limit``, ``offset``, sorted; a namespace whose items were all deleted is still
+      listed (as in ``InMemoryStore``).
+    * ``batch`` reads the store as it was before the batch and applies its puts after (see
+      :meth:`batch`).
+
+    ``tests/test_langgraph_conformance.py`` runs random operation sequences against
+    LangGraph's ``InMemoryStore`` and compares every answer; the README lists the
+    differences kept on purpose.
 
     TTLs are not supported (``supports_ttl = False``: ``put(..., ttl=...)`` raises
     ``NotImplementedError``); forgetting is cogmem's decay instead.
@@ -255,16 +275,27 @@ class CognitiveMemoryStore(BaseStore):
 
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run the operations in order; one result per operation (``None`` for puts).
+        """Run the operations; one result per operation, in order (``None`` for puts).
 
-        Each operation sees the ones before it (a get after a put in the same batch returns
-        the new value). An operation that raises stops the batch; those before it stay done.
+        As in LangGraph's ``InMemoryStore``, reads see the store as it was before the batch
+        (``[Put k, Get k]`` returns the old value) and the puts are applied after them, the
+        last put of a key winning. Every put is checked before anything is read or written:
+        a malformed one stops the batch with nothing done.
 
         Raises:
             InvalidNamespaceError: A namespace label is not a non-empty str without ``.``,
                 or a put names the empty namespace.
             InvalidInputError / InvalidTypeError: A malformed op, value or filter.
         """
+        ops = list(ops)
+        writes: dict[tuple[tuple[str, ...], str], _Write] = {}
+        for op in ops:
+            if isinstance(op, PutOp):
+                write = self._checked_put(op)
+                writes.pop((write.namespace, write.key), None)  # the last put, in its place
+                writes[(write.namespace, write.key)] = write
+            elif not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
+                raise InvalidTypeError(f"unknown store operation {type(op).__name__}")
         results: list[Result] = []
         with self._lock:
             for op in ops:
@@ -272,13 +303,12 @@ class CognitiveMemoryStore(BaseStore):
                     results.append(self._get(op))
                 elif isinstance(op, SearchOp):
                     results.append(self._search(op))
-                elif isinstance(op, PutOp):
-                    self._put(op)
-                    results.append(None)
                 elif isinstance(op, ListNamespacesOp):
                     results.append(self._list_namespaces(op))
                 else:
-                    raise InvalidTypeError(f"unknown store operation {type(op).__name__}")
+                    results.append(None)
+            for write in writes.values():
+                self._write(write)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -307,18 +337,25 @@ class CognitiveMemoryStore(BaseStore):
             return None
         return self._item(record, namespace)
 
-    def _put(self, op: PutOp) -> None:
+    def _checked_put(self, op: PutOp) -> _Write:
+        """A put, checked and turned into what to write (nothing is written yet)."""
         namespace = tuple(op.namespace)
         if not namespace:
             raise InvalidNamespaceError("a put needs a non-empty namespace")
         name = self._namespace(namespace)
-        key = str(op.key)
         if op.value is None:
+            return _Write(namespace, name, str(op.key), None, "", False)
+        value, text, indexed = self._prepare(op)
+        return _Write(namespace, name, str(op.key), value, text, indexed)
+
+    def _write(self, write: _Write) -> None:
+        namespace, name, key, value = write.namespace, write.name, write.key, write.value
+        if value is None:
             with contextlib.suppress(MemoryNotFoundError):
                 self.memory.delete(key, namespace=name)
             return
         moment = current_time(self.now)
-        value, text, indexed = self._prepare(op)
+        text, indexed = write.text, write.indexed
         try:
             old: MemoryRecord | None = self.memory.get(key, namespace=name)
         except MemoryNotFoundError:
@@ -326,14 +363,14 @@ class CognitiveMemoryStore(BaseStore):
         created = _epoch(self._item(old, namespace).created_at if old else moment)
         metadata: dict[str, Any] = {
             KEY: key,
-            VALUE: json.dumps(value, ensure_ascii=False, allow_nan=False),
+            VALUE: json.dumps(value, ensure_ascii=False),
             CREATED: created,
         }
         if not indexed:
             metadata[UNINDEXED] = True
         for field, scalar in value.items():
-            if isinstance(scalar, _SCALARS) and "." not in field and field:
-                metadata[FIELD_PREFIX + field] = scalar
+            if "." not in field and field and (copied := pushable(scalar)) is not None:
+                metadata[FIELD_PREFIX + field] = copied
         item = MemoryInput(
             text=text,
             memory_type=self.memory_type,
@@ -366,7 +403,7 @@ class CognitiveMemoryStore(BaseStore):
         if bad:
             raise InvalidTypeError(f"store value keys must be str, got {bad[:3]}")
         try:
-            encoded = json.dumps(dict(op.value), ensure_ascii=False, allow_nan=False)
+            encoded = json.dumps(dict(op.value), ensure_ascii=False)
         except (TypeError, ValueError) as exc:
             raise InvalidInputError(
                 f"store value for key {op.key!r} is not JSON-serializable: {exc}"
@@ -395,15 +432,18 @@ class CognitiveMemoryStore(BaseStore):
         return out
 
     def _store_namespaces(
-        self, keep: Callable[[tuple[str, ...]], bool]
+        self, keep: Callable[[tuple[str, ...]], bool], *, emptied: bool = False
     ) -> list[tuple[str, tuple[str, ...]]]:
         """(cogmem name, LangGraph namespace) of this store's namespaces that ``keep`` selects
-        and that hold items, sorted by namespace. Only selected namespaces are counted (which
-        loads their index), so a search under one prefix never touches the others."""
+        and that hold items (or held them, with ``emptied``), sorted by namespace. Only
+        selected namespaces are counted (which loads their index), so a search under one
+        prefix never touches the others."""
         found = []
         for name in self.memory.namespaces():
             namespace = decode_namespace(name, self.prefix)
-            if namespace is not None and keep(namespace) and self.memory.count(name) > 0:
+            if namespace is None or not keep(namespace):
+                continue
+            if emptied or self.memory.count(name) > 0:
                 found.append((name, namespace))
         return sorted(found, key=lambda pair: pair[1])
 
@@ -415,7 +455,7 @@ class CognitiveMemoryStore(BaseStore):
         namespaces = [
             ns
             for _, ns in self._store_namespaces(
-                lambda ns: all(matches_condition(c, ns) for c in conditions)
+                lambda ns: all(matches_condition(c, ns) for c in conditions), emptied=True
             )
         ]
         if op.max_depth is not None:
@@ -449,20 +489,41 @@ class CognitiveMemoryStore(BaseStore):
         limit: int,
         offset: int,
     ) -> list[SearchItem]:
-        statuses = ("active", "superseded") if self.deep_recall else ("active",)
-        items = []
-        for name, namespace in targets:
-            for record in list_memories(self.memory, name):
-                if record.status not in statuses:
-                    continue
-                item = self._item(record, namespace)
-                if matches_filter(item.value, filter):
-                    items.append(item)
-        items.sort(key=lambda i: (-i.updated_at.timestamp(), i.namespace, i.key))
         return [
             CognitiveSearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at)
-            for i in items[offset : offset + limit]
+            for i in self._in_order(targets, filter)[offset : offset + limit]
         ]
+
+    def _in_order(
+        self,
+        targets: list[tuple[str, tuple[str, ...]]],
+        filter: dict[str, Any] | None,
+        unindexed_only: bool = False,
+    ) -> list[Item]:
+        """The items that pass ``filter``, in the order their keys were first put (as
+        ``InMemoryStore`` lists them): namespaces by their first item, then items by when
+        their key was first put (a re-put keeps its place; a delete and put moves it last)."""
+        statuses = ("active", "superseded") if self.deep_recall else ("active",)
+        groups = []
+        for name, namespace in targets:
+            records = self.memory.records(name)  # formation order breaks ties
+            items = [(self._item(r, namespace), position, r) for position, r in enumerate(records)]
+            if not items:
+                continue
+            first = min(item.created_at for item, _, _ in items)
+            kept = sorted(
+                (
+                    (item.created_at, position, item)
+                    for item, position, r in items
+                    if r.status in statuses
+                    and (not unindexed_only or r.metadata.get(UNINDEXED) is True)
+                    and matches_filter(item.value, filter)
+                ),
+                key=lambda entry: entry[:2],
+            )
+            groups.append((first, namespace, [item for _, _, item in kept]))
+        groups.sort(key=lambda group: group[:2])
+        return [item for _, _, items in groups for item in items]
 
     def _query(
         self,
@@ -500,7 +561,7 @@ class CognitiveMemoryStore(BaseStore):
         page = found[offset : offset + limit]
         if not single and page and self._reinforcing():
             self._reinforce_page(query, page, moment)
-        return [
+        scored: list[SearchItem] = [
             CognitiveSearchItem(
                 namespace,
                 item.key,
@@ -511,6 +572,16 @@ class CognitiveMemoryStore(BaseStore):
                 explanation=result.explanation.as_dict(),
             )
             for result, namespace, _, item in page
+        ]
+        if len(found) >= offset + limit:
+            return scored
+        # As InMemoryStore: the items no query can score (index=False, or nothing at the
+        # index paths) fill the rest, score None, in the order they were put.
+        rest = self._in_order(targets, filter, unindexed_only=True)
+        skip = max(0, offset - len(found))
+        return scored + [
+            CognitiveSearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at)
+            for i in rest[skip : skip + limit - len(scored)]
         ]
 
     def _reinforcing(self) -> bool:

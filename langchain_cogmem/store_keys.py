@@ -4,6 +4,7 @@ on values, and the part the core can apply itself pushed down)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote
@@ -22,6 +23,7 @@ __all__ = [
     "is_number",
     "matches_condition",
     "matches_filter",
+    "pushable",
     "pushdown",
 ]
 
@@ -31,7 +33,6 @@ FIELD_PREFIX = "v."
 
 _RANGE_OPS = frozenset({"$gt", "$gte", "$lt", "$lte"})
 _OPERATORS = _RANGE_OPS | {"$eq", "$ne"}
-_SCALARS = (str, int, float, bool)
 
 
 # ---------------------------------------------------------------------- namespaces
@@ -126,9 +127,8 @@ def _lookup(value: Mapping[str, Any], key: str) -> Any:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """JSON equality: numbers by value, bools only equal bools, containers element-wise."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
+    """Equality as LangGraph's ``InMemoryStore`` has it (Python's ``==``): numbers by value,
+    and a bool is the number it stands for (``True == 1``); containers element-wise."""
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
     if isinstance(b, Mapping):
@@ -151,8 +151,8 @@ def _apply(actual: Any, op: str, operand: Any) -> bool:
         return _condition(actual, operand)
     if op == "$ne":
         return not _condition(actual, operand)
-    if is_number(actual) and is_number(operand):
-        a, b = float(actual), float(operand)
+    if isinstance(actual, (int, float)) and isinstance(operand, (int, float)):
+        a, b = float(actual), float(operand)  # a bool counts as 0 or 1, as in InMemoryStore
     elif isinstance(actual, str) and isinstance(operand, str):
         a, b = actual, operand  # type: ignore[assignment]
     else:
@@ -173,11 +173,12 @@ def _condition(actual: Any, condition: Any) -> bool:
 def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
     """Whether an item's value passes a LangGraph search filter.
 
-    Each ``key: condition`` must hold: ``condition`` is a value (JSON equality: numbers by
-    value, a bool only equals a bool; a nested dict matches the nested fields it names) or a
-    dict of operators ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte`` (numbers compare
-    numerically, strings lexicographically, anything else does not match). Keys may be dotted
-    paths (``"a.b"``); a missing field is ``None``.
+    Each ``key: condition`` must hold: ``condition`` is a value (equality as in LangGraph's
+    ``InMemoryStore``: numbers by value, ``True`` equals ``1``; a nested dict matches the
+    nested fields it names, a list element-wise) or a dict of operators ``$eq``, ``$ne``,
+    ``$gt``, ``$gte``, ``$lt``, ``$lte`` (numbers and bools compare numerically, strings
+    lexicographically, anything else does not match). Keys may be dotted paths (``"a.b"``);
+    a missing field is ``None``.
 
     Args:
         value: The item's value.
@@ -213,6 +214,17 @@ def check_filter(filter: object) -> dict[str, Any] | None:
     return dict(filter)
 
 
+def pushable(value: object) -> str | int | float | None:
+    """A scalar as it is copied to ``v.<field>`` metadata and compared there: a bool as the
+    number it equals (so ``True`` and ``1`` match, as in the value filter), a finite number
+    or a str as itself; ``None`` for anything else (not copied, not pushed down)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        return value if math.isfinite(value) else None
+    return value if isinstance(value, str) else None
+
+
 def pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
     """The part of a filter the core can apply itself, and whether that is all of it.
 
@@ -228,18 +240,22 @@ def pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
             exact = False
             continue
         field = FIELD_PREFIX + key
-        if isinstance(condition, _SCALARS):
-            pushed[field] = condition
+        if pushable(condition) is not None:
+            pushed[field] = pushable(condition)
         elif (
             isinstance(condition, Mapping)
             and condition
             and all(str(op).startswith("$") for op in condition)
         ):
             ops = {
-                op: operand
+                op: pushable(operand)
                 for op, operand in condition.items()
-                if (op in ("$eq", "$ne") and isinstance(operand, _SCALARS))
-                or (op in _RANGE_OPS and is_number(operand))
+                if (op in ("$eq", "$ne") and pushable(operand) is not None)
+                or (
+                    op in _RANGE_OPS
+                    and pushable(operand) is not None
+                    and not isinstance(operand, str)
+                )
             }
             if len(ops) != len(condition):
                 exact = False

@@ -179,7 +179,7 @@ def test_unknown_arguments_are_refused_not_ignored(memory: CognitiveMemory) -> N
         CognitiveMemoryRetriever(memory=memory, top_k=1)
     with pytest.raises(ValueError, match="fetch_k"):
         CognitiveMemoryRetriever(memory=memory, search_kwargs={"k": 1, "fetch_k": 20})
-    with pytest.raises(ValueError, match="k.*must be an int"):
+    with pytest.raises(ValueError, match=r"k.*must be an int"):
         CognitiveMemoryRetriever(memory=memory, search_kwargs={"k": 0})
     with pytest.raises(ValueError, match="not both"):
         CognitiveMemoryRetriever(memory=memory, search_kwargs={"filter": {}, "filters": {}})
