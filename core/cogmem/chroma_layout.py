@@ -103,6 +103,8 @@ def to_metadata(
         packed["contra"] = list(memory.contradicts)
     if memory.previous_version is not None:
         packed["prev"] = memory.previous_version
+    if memory.expires_at is not None:
+        packed["exp"] = _ts(memory.expires_at)
     if memory.metadata:
         packed["meta"] = dict(memory.metadata)  # exact; the m.* keys are for filtering
     if writer is not None:
@@ -152,6 +154,7 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
             raise ValueError(f"unknown {PACKED_KEY!r} format")
         last = packed.get("last")
         links_at = packed.get("links_at")
+        expires = packed.get("exp")
         return MemoryRecord(
             id=memory_id,
             text=document,
@@ -172,6 +175,7 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
             links_updated_at=None if links_at is None else _dt(float(links_at)),
             contradicts=tuple(packed.get("contra", ())),
             previous_version=packed.get("prev"),
+            expires_at=None if expires is None else _dt(float(expires)),
             metadata=packed["meta"]
             if "meta" in packed
             else {k[len(USER_PREFIX) :]: v for k, v in meta.items() if k.startswith(USER_PREFIX)},

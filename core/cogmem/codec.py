@@ -51,6 +51,7 @@ RECORD_FIELDS = (
     "metadata",
     "contradicts",
     "previous_version",
+    "expires_at",
 )
 _KNOWN = frozenset((*RECORD_FIELDS, "embedding"))
 
@@ -94,6 +95,7 @@ def record_to_json(
         "metadata": dict(record.metadata),
         "contradicts": list(record.contradicts),
         "previous_version": record.previous_version,
+        "expires_at": iso(record.expires_at),
     }
     if embedding is not None:
         out["embedding"] = [float(x) for x in embedding]
@@ -202,6 +204,7 @@ def _decode(
         metadata=check_user_metadata(dict(metadata)),
         contradicts=strings("contradicts"),
         previous_version=optional_text("previous_version"),
+        expires_at=_optional_time(data.get("expires_at"), f"{where}: expires_at"),
     )
     return record, _embedding(data.get("embedding"), where)
 

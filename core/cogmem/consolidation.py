@@ -105,6 +105,7 @@ class MaintenanceReport:
         pairs_checked: How many pairs the detector was asked about.
         links_decayed: How many memories had their links decayed to ``now`` and rewritten.
         conflict_errors: ``(a, b, error)`` for pairs whose detector call raised.
+        expired: How many memories had expired by ``now`` (``expires_at``) and were deleted.
     """
 
     consolidation: ConsolidationReport
@@ -112,6 +113,7 @@ class MaintenanceReport:
     pairs_checked: int = 0
     links_decayed: int = 0
     conflict_errors: tuple[tuple[str, str, str], ...] = ()
+    expired: int = 0
 
 
 def candidates(
@@ -125,6 +127,7 @@ def candidates(
         if m.status == "active"
         and m.memory_type != "core"
         and not m.pinned
+        and not m.expired(now)
         and retention(m, now, config) < config.consolidation_retention_threshold
     ]
     return sorted(faded, key=lambda m: (m.created_at, m.id))

@@ -80,6 +80,7 @@ class MemoryFields(TypedDict, total=False):
     namespace: str
     pinned: bool
     session_id: str | None
+    expires_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class MemoryInput:
     namespace: str = DEFAULT_NAMESPACE
     pinned: bool = False
     session_id: str | None = None
+    expires_at: datetime | None = None
 
     @classmethod
     def of(cls, record: MemoryRecord) -> MemoryInput:
@@ -114,6 +116,7 @@ class MemoryInput:
             namespace=record.namespace,
             pinned=record.pinned,
             session_id=record.session_ids[-1] if record.session_ids else None,
+            expires_at=record.expires_at,
         )
 
 
@@ -181,6 +184,9 @@ def to_record(
         tags=tags,
         namespace=check_name(item.namespace, f"{label}namespace"),
         metadata=check_user_metadata(item.metadata),
+        expires_at=None
+        if item.expires_at is None
+        else ensure_aware(item.expires_at, f"{label}expires_at"),
     )
     return record, item.id is not None
 
@@ -204,7 +210,7 @@ def check_record(position: int, record: object) -> MemoryRecord:
     for name in ("importance", "confidence", "stability"):
         check_unit_interval(getattr(record, name), f"{where}: {name}")
     ensure_aware(record.created_at, f"{where}: created_at")
-    for name in ("last_accessed_at", "links_updated_at"):
+    for name in ("last_accessed_at", "links_updated_at", "expires_at"):
         value = getattr(record, name)
         if value is not None:
             ensure_aware(value, f"{where}: {name}")

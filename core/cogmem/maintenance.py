@@ -56,6 +56,7 @@ __all__ = [
     "faded",
     "judge",
     "maintain",
+    "purge_expired",
     "report",
     "summarize",
     "supersede",
@@ -141,9 +142,11 @@ def maintain(
       ``conflict_errors`` and that pair is asked again next time.
     * Links decayed to ``now`` and faded ones dropped.
 
+    Expired memories (``expires_at <= now``) are deleted first; the report counts them.
     Running it twice with the same ``now`` changes nothing the second time.
     """
     config = spaces.context.config
+    expired = purge_expired(spaces, lock, now, namespace=namespace)
     consolidated = consolidate(
         spaces, lock, embedder, now, summarizer, namespace=namespace, dry_run=False, progress=None
     )
@@ -178,7 +181,21 @@ def maintain(
         len(verdicts.judged) + len(verdicts.failed),
         len(decayed),
         tuple(verdicts.failed),
+        expired,
     )
+
+
+def purge_expired(spaces: Namespaces, lock: Lock, now: datetime, *, namespace: str) -> int:
+    """Delete the memories of ``namespace`` whose ``expires_at`` has come by ``now``; returns
+    how many (one delete for all of them)."""
+    with lock:
+        found = spaces.get(namespace)
+        if found is None:
+            return 0
+        expired = [r.id for r in found.records.values() if r.expired(now)]
+        if expired:
+            found.delete(expired)
+    return len(expired)
 
 
 def contradictions(a: MemoryRecord | None, b: MemoryRecord | None) -> list[MemoryRecord]:

@@ -1,7 +1,7 @@
 """``CognitiveMemory``: the public API (design §9).
 
-This module is the API only: argument checks, the lock, and the namespaces. The work is done
-where a newcomer would look for it:
+This module is the API only: argument checks, the lock, and the namespaces; opening and
+closing the store is :mod:`cogmem.handle`. The work is done where a newcomer would look for it:
 
 * :mod:`cogmem.intake`: inputs -> checked records, embedding, write-time dedup (the write path);
 * :mod:`cogmem.recall`: the search pipeline, step by step;
@@ -13,28 +13,30 @@ where a newcomer would look for it:
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from typing_extensions import Unpack
 
 from . import maintenance
-from .checks import check_bool, check_callable, check_ids, check_name, resolve_now
-from .clients import DEFAULT_NAMESPACE, make_client
-from .config import CognitiveMemoryConfig
+from .checks import (
+    check_bool,
+    check_callable,
+    check_ids,
+    check_name,
+    ensure_aware,
+    resolve_now,
+)
+from .clients import DEFAULT_NAMESPACE
 from .consolidation import ConsolidationReport, MaintenanceReport, Summarizer, superseded
-from .dedup import Judge
-from .embedding import Embedder, MiniLMEmbedder, embed_query_vector
+from .embedding import embed_query_vector
 from .errors import InvalidInputError, InvalidTypeError, MemoryNotFoundError
 from .filters import compile_filters
+from .handle import MemoryHandle
 from .intake import MemoryFields, MemoryInput, restorable, writable
-from .lock import lock_folder
 from .maintenance import ConflictDetector
-from .namespaces import Namespaces
-from .packing import TokenCounter, char_token_count, tiktoken_counter
 from .recall import Query, recall, reinforcement
 from .records import MemoryRecord, SearchResult, WriteOutcome
 from .retention import reinforce as reinforce_memory
@@ -48,7 +50,7 @@ log = logging.getLogger("cogmem")
 Inputs = Iterable[MemoryInput | Mapping[str, Any] | str]
 
 
-class CognitiveMemory:
+class CognitiveMemory(MemoryHandle):
     """A long-term memory that forgets, reinforces and recalls like a person (design §9).
 
     Setup: in-process (``CognitiveMemory()``), a folder (``path=``), or a Chroma server
@@ -88,145 +90,6 @@ class CognitiveMemory:
         DimensionMismatchError: The embedder states a width the store does not hold.
         StoreError: A collection exists with a distance other than cosine, or Chroma failed.
     """
-
-    def __init__(
-        self,
-        path: str | Path | None = None,
-        *,
-        client: Any = None,
-        collection: str | None = None,
-        embedder: Embedder | None = None,
-        config: CognitiveMemoryConfig | None = None,
-        index_dir: str | Path | None = None,
-        dedup_judge: Judge | None = None,
-        read_only: bool = False,
-    ) -> None:
-        if path is not None and client is not None:
-            raise InvalidInputError("pass either path= or client=, not both")
-        if check_bool(read_only, "read_only") and path is None:
-            raise InvalidInputError("read_only=True opens a folder store: pass path=")
-        if config is not None and not isinstance(config, CognitiveMemoryConfig):
-            raise InvalidTypeError(
-                f"config must be a CognitiveMemoryConfig, got {type(config).__name__}"
-            )
-        check_callable(dedup_judge, "dedup_judge", "(str, str) -> bool")
-        self.config = config or CognitiveMemoryConfig()
-        self.dedup_judge = dedup_judge
-        self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
-        self._count_tokens: TokenCounter = (
-            tiktoken_counter() if self.config.token_counter == "tiktoken" else char_token_count
-        )
-        self._lock = threading.RLock()
-        self._closed = True  # until the store is open
-        self._owns_client = client is None
-        self._folder_lock = None if path is None else lock_folder(Path(path), read_only)
-        try:
-            self._client = client if client is not None else make_client(path)
-            self._spaces = Namespaces(
-                self._client,
-                self.config,
-                path=None if path is None else Path(path),
-                collection=collection,
-                index_dir=None if index_dir is None else Path(index_dir),
-                read_only=read_only,
-                served=client is not None,
-            )
-            stated = getattr(self.embedder, "dimension", None)
-            # A read-only store checks at search only: reads and exports need no embedder.
-            if isinstance(stated, int) and not isinstance(stated, bool) and not read_only:
-                what = f"the embedder ({self.embedder!r})"
-                self._spaces.require(DEFAULT_NAMESPACE).check_width(stated, what)
-        except BaseException:
-            self._let_go()
-            raise
-        self._context = self._spaces.context
-        self._closed = False
-
-    def _let_go(self) -> None:
-        """Release what an open holds (the client cogmem made, the folder lock); idempotent."""
-        client = getattr(self, "_client", None)
-        if self._owns_client and client is not None and hasattr(client, "close"):
-            # A client cogmem created: release it, so that a later open reads the store afresh.
-            try:
-                client.close()
-            except Exception as exc:
-                log.debug("closing the Chroma client failed: %s", exc)
-        if self._folder_lock is not None:
-            self._folder_lock.release()
-            self._folder_lock = None
-
-    # ------------------------------------------------------------------ lifecycle
-    def close(self) -> None:
-        """Write what is held, save the derived indexes (if the store has a folder) and release
-        the folder. Idempotent.
-
-        If writing fails (a full disk, a server gone), the folder is released all the same and
-        the error raised: held adds stay in their journal for the next open to write, and at
-        most the recalls not yet written are lost. An in-process store whose collection name
-        cogmem chose is dropped: nothing else can reach it.
-        """
-        with self._lock:
-            if self._closed:
-                return
-            failed: BaseException | None = None
-            try:
-                self.flush()
-            except BaseException as exc:
-                failed = exc
-            self._spaces.close(flushed=failed is None)
-            self._closed = True
-            self._let_go()
-            if failed is not None:
-                raise failed
-
-    def flush(self) -> None:
-        """Write held adds and recalls not yet written to Chroma, and save the derived indexes.
-
-        Small adds are written in groups (``config.add_flush_size``; journaled on a folder
-        store, so a process that dies loses none). Reinforcement is written behind
-        (``config.reinforcement_flush_size`` memories at a time): a process that dies loses at
-        most that many recalls, never a memory.
-        """
-        with self._lock:
-            self._spaces.flush()
-
-    def __enter__(self) -> CognitiveMemory:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # A memory is a handle to one open store (a locked folder, a server collection), like a
-    # database connection: copying it gives the same handle (so frameworks that deep-copy
-    # their components, e.g. a LangChain retriever's ``model_copy(deep=True)``, share the
-    # store instead of failing), and pickling it is refused with a reason.
-    def __copy__(self) -> CognitiveMemory:
-        return self
-
-    def __deepcopy__(self, memo: dict[int, object]) -> CognitiveMemory:
-        return self
-
-    def __reduce__(self) -> NoReturn:
-        raise InvalidTypeError(
-            "a CognitiveMemory is a handle to an open store and cannot be pickled; give each "
-            "process its own (CognitiveMemory(client=...) to share one store), or move its "
-            "memories with cogmem.transfer.export_jsonl / import_jsonl"
-        )
-
-    def __len__(self) -> int:
-        return sum(self.count(ns) for ns in self.namespaces())
-
-    def count(self, namespace: str | None = None) -> int:
-        """Memories stored (every status), in one namespace or in all."""
-        if namespace is None:
-            return len(self)
-        with self._lock:
-            table = self._spaces.table(check_name(namespace, "namespace"))
-            return 0 if table is None else len(table)
-
-    def namespaces(self) -> list[str]:
-        """The namespaces that hold (or held) memories, sorted."""
-        return self._spaces.names()
 
     # ------------------------------------------------------------------ writing
     def add(self, text: str, *, now: datetime | None = None, **fields: Unpack[MemoryFields]) -> str:
@@ -345,7 +208,7 @@ class CognitiveMemory:
         """
         self._context.refuse_writes()
         with self._lock:
-            self.get(id, namespace=namespace)  # under the lock: two deletes cannot both pass
+            self._stored(id, namespace)  # under the lock: two deletes cannot both pass
             self._spaces.require(namespace).delete([id])
 
     def supersede(
@@ -394,9 +257,9 @@ class CognitiveMemory:
         if a_id == b_id:
             raise InvalidInputError(f"a memory cannot {verb} itself")
         with self._lock:
-            both = self.get(a_id, namespace=namespace), self.get(b_id, namespace=namespace)
+            both = self._stored(a_id, namespace), self._stored(b_id, namespace)
             self._spaces.require(namespace).update(change(*both))
-            return self.get(a_id, namespace=namespace), self.get(b_id, namespace=namespace)
+            return self._stored(a_id, namespace), self._stored(b_id, namespace)
 
     def reinforce(
         self,
@@ -418,11 +281,33 @@ class CognitiveMemory:
         if session_id is not None:
             check_name(session_id, "session_id")
         with self._lock:  # read and write under one lock: concurrent recalls all count
-            records = [self.get(i, namespace=namespace) for i in wanted]
+            records = [self._stored(i, namespace) for i in wanted]
             updated = [
                 reinforce_memory(m, moment, self.config, session_id=session_id) for m in records
             ]
             self._spaces.require(namespace).remember(updated)
+        return updated
+
+    def set_expiry(
+        self,
+        ids: Sequence[str],
+        expires_at: datetime | None,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+    ) -> list[MemoryRecord]:
+        """Give memories a hard expiry (``None`` removes it); returns them, updated. From
+        ``expires_at`` on, search and :meth:`get` no longer see them and :meth:`maintain`
+        deletes them. Nothing else about them changes.
+
+        Raises:
+            MemoryNotFoundError: An id is not stored in the namespace (nothing is changed).
+        """
+        self._context.refuse_writes()
+        wanted = check_ids(ids)
+        when = None if expires_at is None else ensure_aware(expires_at, "expires_at")
+        with self._lock:
+            updated = [replace(self._stored(i, namespace), expires_at=when) for i in wanted]
+            self._spaces.require(namespace).update(updated)
         return updated
 
     def clear(self, namespace: str = DEFAULT_NAMESPACE) -> int:
@@ -491,13 +376,34 @@ class CognitiveMemory:
             namespace=namespace,
         )
 
+    def purge_expired(
+        self, now: datetime | None = None, *, namespace: str = DEFAULT_NAMESPACE
+    ) -> int:
+        """Delete the memories whose ``expires_at`` has come by ``now`` (what :meth:`maintain`
+        does first, alone: for a TTL sweeper); returns how many."""
+        moment = resolve_now(now)
+        self._context.refuse_writes()
+        namespace = check_name(namespace, "namespace")
+        return maintenance.purge_expired(self._spaces, self._lock, moment, namespace=namespace)
+
     # ------------------------------------------------------------------ reading
-    def get(self, id: str, *, namespace: str = DEFAULT_NAMESPACE) -> MemoryRecord:
-        """The stored memory with this id.
+    def get(
+        self, id: str, *, namespace: str = DEFAULT_NAMESPACE, now: datetime | None = None
+    ) -> MemoryRecord:
+        """The stored memory with this id, unless it had expired by ``now`` (the clock).
 
         Raises:
-            MemoryNotFoundError: The namespace has no memory with this id.
+            MemoryNotFoundError: The namespace has no memory with this id, or it has expired.
         """
+        record = self._stored(id, namespace)
+        if record.expired(resolve_now(now)):
+            raise MemoryNotFoundError(
+                f"memory {id!r} in namespace {namespace!r} expired at {record.expires_at}"
+            )
+        return record
+
+    def _stored(self, id: str, namespace: str) -> MemoryRecord:
+        """The stored memory with this id, expired or not."""
         check_name(id, "id")
         namespace = check_name(namespace, "namespace")
         with self._lock:
@@ -513,13 +419,20 @@ class CognitiveMemory:
         namespace: str = DEFAULT_NAMESPACE,
         filters: Mapping[str, Any] | None = None,
         deep_recall: bool = False,
+        now: datetime | None = None,
     ) -> list[MemoryRecord]:
-        """Every memory of a namespace that passes ``filters``, newest first.
+        """Every memory of a namespace that passes ``filters`` and has not expired by ``now``
+        (the clock), newest first.
 
         ``deep_recall=True`` includes superseded memories. Nothing is reinforced.
         """
         namespace = check_name(namespace, "namespace")
-        allowed = compile_filters(filters, include_superseded=deep_recall)
+        moment = resolve_now(now)
+        passes = compile_filters(filters, include_superseded=deep_recall)
+
+        def allowed(record: MemoryRecord) -> bool:
+            return passes(record) and not record.expired(moment)
+
         with self._lock:
             table = self._spaces.table(namespace)
             held = [] if table is None else list(table.values())
@@ -633,6 +546,7 @@ class CognitiveMemory:
     awrite_many = awaitable(write_many)
     asearch = awaitable(search)
     aget = awaitable(get)
+    aset_expiry = awaitable(set_expiry)
     adelete = awaitable(delete)
     areinforce = awaitable(reinforce)
     aconsolidate = awaitable(consolidate)

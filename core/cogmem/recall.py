@@ -84,7 +84,8 @@ class Query:
         deep_recall: Superseded memories are candidates too.
         diversity: Order by maximal marginal relevance before packing.
         where: The filter as a Chroma ``where`` clause (the dense list's narrow-filter scan).
-        allowed: The same filter as a predicate on records.
+        allowed: The same filter as a predicate on records, which also refuses a memory
+            expired at ``now``.
     """
 
     text: str
@@ -135,7 +136,11 @@ class Query:
         deep = check_bool(deep_recall, "deep_recall")
         spread = check_bool(diversity, "diversity")
         where = build_where(filters, include_superseded=deep)
-        allowed = compile_filters(filters, include_superseded=deep)
+        passes = compile_filters(filters, include_superseded=deep)
+
+        def allowed(record: MemoryRecord) -> bool:  # expired memories are gone for search
+            return passes(record) and not record.expired(now)
+
         return cls(
             cue, embed(cue), search_mode, now, k, budget, float(floor), deep, spread, where, allowed
         )
@@ -209,6 +214,8 @@ def candidates(
                 break
         if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
             dense = namespace.nearest_where(query.vector, want, query.where)
+            admit(i for i, _ in dense)
+            dense = [(i, c) for i, c in dense if kept[i]]
         dense = dense[:want]
     tokens = namespace.tokens(query.text)
     lexical: list[tuple[str, float]] = []

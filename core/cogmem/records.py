@@ -65,6 +65,9 @@ class MemoryRecord:
             restating that memory with a detail changed (a number, date, name, negation, ...).
             When both answer a query, the older ranks below this one (see
             :mod:`cogmem.scoring`). Both stay stored.
+        expires_at: A hard expiry (UTC), or ``None``: from this time on the memory is gone
+            for search and ``get`` (decay reorders, expiry removes), and :meth:`maintain`
+            deletes it. LangGraph's TTLs are kept here.
     """
 
     id: str
@@ -87,6 +90,7 @@ class MemoryRecord:
     metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     contradicts: tuple[str, ...] = ()
     previous_version: str | None = None
+    expires_at: datetime | None = None
 
     def __post_init__(self) -> None:
         # Immutable copies so a frozen record really cannot change under the caller; a
@@ -98,6 +102,10 @@ class MemoryRecord:
     def reference_time(self) -> datetime:
         """The time decay is measured from: last access, or creation if never accessed."""
         return self.last_accessed_at or self.created_at
+
+    def expired(self, now: datetime) -> bool:
+        """Whether the memory's hard expiry has come: ``expires_at <= now``."""
+        return self.expires_at is not None and self.expires_at <= now
 
     def age_days(self, now: datetime) -> float:
         """Days since :attr:`reference_time` (never negative)."""

@@ -91,6 +91,7 @@ class _Extras(NamedTuple):
     namespace: str | None  # only when it differs from the table's
     contradicts: tuple[str, ...] = ()
     previous_version: str | None = None
+    expires_at: datetime | None = None
 
     @classmethod
     def of(cls, *fields: Any) -> _Extras:
@@ -104,7 +105,7 @@ class _Extras(NamedTuple):
         return tuple(self._replace(links=dict(self.links), metadata=dict(self.metadata)))
 
 
-_NO_EXTRAS = _Extras.of((), (), {}, {}, None, None, (), None)
+_NO_EXTRAS = _Extras.of((), (), {}, {}, None, None, (), None, None)
 
 
 def _out_of_range(cols: Mapping[str, npt.NDArray[Any]], n: int) -> str | None:
@@ -282,6 +283,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
                         extra.metadata,
                         extra.contradicts,
                         extra.previous_version,
+                        extra.expires_at,
                     )
                 )
             )
@@ -375,6 +377,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
             or namespace is not None
             or r.contradicts
             or r.previous_version is not None
+            or r.expires_at is not None
         ):
             self._extras[row] = _Extras.of(
                 tuple(r.session_ids),
@@ -385,6 +388,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
                 namespace,
                 tuple(r.contradicts),
                 r.previous_version,
+                r.expires_at,
             )
         else:
             self._extras.pop(row, None)

@@ -1,0 +1,173 @@
+"""Opening and closing a store: what :class:`~cogmem.memory.CognitiveMemory` holds (the
+Chroma client, the folder lock, the namespaces) and how it lets go of it, the way httpx's
+``BaseClient`` holds what its ``Client`` sends through. The memory API is in
+:mod:`cogmem.memory`."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any, NoReturn
+
+from typing_extensions import Self
+
+from .checks import check_bool, check_callable, check_name
+from .clients import DEFAULT_NAMESPACE, make_client
+from .config import CognitiveMemoryConfig
+from .dedup import Judge
+from .embedding import Embedder, MiniLMEmbedder
+from .errors import InvalidInputError, InvalidTypeError
+from .lock import lock_folder
+from .namespaces import Namespaces
+from .packing import TokenCounter, char_token_count, tiktoken_counter
+
+__all__ = ["MemoryHandle"]
+
+log = logging.getLogger("cogmem")
+
+
+class MemoryHandle:
+    """An open store: its client, folder lock, configuration, embedder and namespaces.
+
+    See :class:`~cogmem.memory.CognitiveMemory` for the arguments and what they mean.
+    """
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        client: Any = None,
+        collection: str | None = None,
+        embedder: Embedder | None = None,
+        config: CognitiveMemoryConfig | None = None,
+        index_dir: str | Path | None = None,
+        dedup_judge: Judge | None = None,
+        read_only: bool = False,
+    ) -> None:
+        if path is not None and client is not None:
+            raise InvalidInputError("pass either path= or client=, not both")
+        if check_bool(read_only, "read_only") and path is None:
+            raise InvalidInputError("read_only=True opens a folder store: pass path=")
+        if config is not None and not isinstance(config, CognitiveMemoryConfig):
+            raise InvalidTypeError(
+                f"config must be a CognitiveMemoryConfig, got {type(config).__name__}"
+            )
+        check_callable(dedup_judge, "dedup_judge", "(str, str) -> bool")
+        self.config = config or CognitiveMemoryConfig()
+        self.dedup_judge = dedup_judge
+        self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
+        self._count_tokens: TokenCounter = (
+            tiktoken_counter() if self.config.token_counter == "tiktoken" else char_token_count
+        )
+        self._lock = threading.RLock()
+        self._closed = True  # until the store is open
+        self._owns_client = client is None
+        self._folder_lock = None if path is None else lock_folder(Path(path), read_only)
+        try:
+            self._client = client if client is not None else make_client(path)
+            self._spaces = Namespaces(
+                self._client,
+                self.config,
+                path=None if path is None else Path(path),
+                collection=collection,
+                index_dir=None if index_dir is None else Path(index_dir),
+                read_only=read_only,
+                served=client is not None,
+            )
+            stated = getattr(self.embedder, "dimension", None)
+            # A read-only store checks at search only: reads and exports need no embedder.
+            if isinstance(stated, int) and not isinstance(stated, bool) and not read_only:
+                what = f"the embedder ({self.embedder!r})"
+                self._spaces.require(DEFAULT_NAMESPACE).check_width(stated, what)
+        except BaseException:
+            self._let_go()
+            raise
+        self._context = self._spaces.context
+        self._closed = False
+
+    def _let_go(self) -> None:
+        """Release what an open holds (the client cogmem made, the folder lock); idempotent."""
+        client = getattr(self, "_client", None)
+        if self._owns_client and client is not None and hasattr(client, "close"):
+            # A client cogmem created: release it, so that a later open reads the store afresh.
+            try:
+                client.close()
+            except Exception as exc:
+                log.debug("closing the Chroma client failed: %s", exc)
+        if self._folder_lock is not None:
+            self._folder_lock.release()
+            self._folder_lock = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Write what is held, save the derived indexes (if the store has a folder) and release
+        the folder. Idempotent.
+
+        If writing fails (a full disk, a server gone), the folder is released all the same and
+        the error raised: held adds stay in their journal for the next open to write, and at
+        most the recalls not yet written are lost. An in-process store whose collection name
+        cogmem chose is dropped: nothing else can reach it.
+        """
+        with self._lock:
+            if self._closed:
+                return
+            failed: BaseException | None = None
+            try:
+                self.flush()
+            except BaseException as exc:
+                failed = exc
+            self._spaces.close(flushed=failed is None)
+            self._closed = True
+            self._let_go()
+            if failed is not None:
+                raise failed
+
+    def flush(self) -> None:
+        """Write held adds and recalls not yet written to Chroma, and save the derived indexes.
+
+        Small adds are written in groups (``config.add_flush_size``; journaled on a folder
+        store, so a process that dies loses none). Reinforcement is written behind
+        (``config.reinforcement_flush_size`` memories at a time): a process that dies loses at
+        most that many recalls, never a memory.
+        """
+        with self._lock:
+            self._spaces.flush()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # A memory is a handle to one open store (a locked folder, a server collection), like a
+    # database connection: copying it gives the same handle (so frameworks that deep-copy
+    # their components, e.g. a LangChain retriever's ``model_copy(deep=True)``, share the
+    # store instead of failing), and pickling it is refused with a reason.
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        return self
+
+    def __reduce__(self) -> NoReturn:
+        raise InvalidTypeError(
+            "a CognitiveMemory is a handle to an open store and cannot be pickled; give each "
+            "process its own (CognitiveMemory(client=...) to share one store), or move its "
+            "memories with cogmem.transfer.export_jsonl / import_jsonl"
+        )
+
+    def __len__(self) -> int:
+        return sum(self.count(ns) for ns in self.namespaces())
+
+    def count(self, namespace: str | None = None) -> int:
+        """Memories stored (every status), in one namespace or in all."""
+        if namespace is None:
+            return len(self)
+        with self._lock:
+            table = self._spaces.table(check_name(namespace, "namespace"))
+            return 0 if table is None else len(table)
+
+    def namespaces(self) -> list[str]:
+        """The namespaces that hold (or held) memories, sorted."""
+        return self._spaces.names()
