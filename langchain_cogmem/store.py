@@ -22,6 +22,7 @@ exactly and nothing lives outside Chroma):
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import json
 import math
@@ -42,6 +43,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     get_text_at_path,
     tokenize_path,
 )
@@ -73,6 +75,7 @@ from .store_keys import (
     pushable,
     pushdown,
 )
+from .store_ttl import TTL_KEY, Sweeper, check_ttl, check_ttl_config, expiry, refreshed
 
 __all__ = [
     "CognitiveMemoryStore",
@@ -131,6 +134,7 @@ class _Write:
     value: dict[str, Any] | None
     text: str
     indexed: bool
+    ttl: float | None = None
 
 
 def _epoch(moment: datetime) -> float:
@@ -185,8 +189,12 @@ class CognitiveMemoryStore(BaseStore):
     LangGraph's ``InMemoryStore`` and compares every answer; the README lists the
     differences kept on purpose.
 
-    TTLs are not supported (``supports_ttl = False``: ``put(..., ttl=...)`` raises
-    ``NotImplementedError``); forgetting is cogmem's decay instead.
+    TTLs work as in LangGraph's SQLite and Postgres stores (:mod:`.store_ttl`):
+    ``put(..., ttl=minutes)`` (or the ``TTLConfig``'s ``default_ttl``) gives the item's
+    memory a hard expiry; from then on get and search no longer see it, and :meth:`sweep_ttl`
+    (or the thread :meth:`start_ttl_sweeper` runs) deletes it. A get or search with
+    ``refresh_ttl`` (``refresh_on_read``, on by default) moves the expiry to ``now + ttl``.
+    Decay reorders what is kept; a TTL removes.
 
     Async: ``abatch`` (and so ``aget``/``aput``/``asearch``/...) runs ``batch`` in a worker
     thread (``asyncio.to_thread``); the core has no async API yet.
@@ -209,12 +217,14 @@ class CognitiveMemoryStore(BaseStore):
         prefix: Prefix of the cogmem namespaces this store uses (see
             :func:`encode_namespace`).
         now: A clock (``() -> datetime``, timezone-aware); default the wall clock.
+        ttl: A LangGraph ``TTLConfig``: ``default_ttl`` (minutes), ``refresh_on_read``
+            (default ``True``), ``sweep_interval_minutes`` (the sweeper's, default 5).
 
     Raises:
         InvalidTypeError / InvalidInputError: A bad argument (names it).
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -230,6 +240,7 @@ class CognitiveMemoryStore(BaseStore):
         deep_recall: bool = False,
         prefix: str = "lg",
         now: Callable[[], datetime] | None = None,
+        ttl: TTLConfig | None = None,
     ) -> None:
         if not isinstance(memory, CognitiveMemory):
             raise InvalidTypeError(
@@ -268,6 +279,8 @@ class CognitiveMemoryStore(BaseStore):
         self.deep_recall = deep_recall
         self.prefix = prefix
         self.now = now
+        self.ttl_config = check_ttl_config(ttl)
+        self._sweeper = Sweeper()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -315,6 +328,34 @@ class CognitiveMemoryStore(BaseStore):
         """Run :meth:`batch` in a worker thread (the core has no async API yet)."""
         return await asyncio.to_thread(self.batch, list(ops))
 
+    # ------------------------------------------------------------------ TTL
+    def sweep_ttl(self) -> int:
+        """Delete the items whose TTL has run out, in every namespace of this store; returns
+        how many."""
+        moment = current_time(self.now)
+        with self._lock:
+            return sum(
+                self.memory.purge_expired(moment, namespace=name)
+                for name, _ in self._store_namespaces(lambda ns: True, emptied=True)
+            )
+
+    def start_ttl_sweeper(
+        self, sweep_interval_minutes: float | None = None
+    ) -> concurrent.futures.Future[None]:
+        """Sweep (:meth:`sweep_ttl`) in a background thread, at once and then every
+        ``sweep_interval_minutes`` (default: the ``TTLConfig``'s, else 5). Without a
+        ``TTLConfig`` nothing starts (a done future, as LangGraph's stores return)."""
+        if self.ttl_config is None:
+            done: concurrent.futures.Future[None] = concurrent.futures.Future()
+            done.set_result(None)
+            return done
+        interval = sweep_interval_minutes or self.ttl_config.get("sweep_interval_minutes")
+        return self._sweeper.start(self.sweep_ttl, interval)
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper thread; ``True`` once it has ended (within ``timeout`` s)."""
+        return self._sweeper.stop(timeout)
+
     # ------------------------------------------------------------------ ops
     def _namespace(self, namespace: tuple[str, ...]) -> str:
         return encode_namespace(tuple(namespace), self.prefix)
@@ -331,10 +372,13 @@ class CognitiveMemoryStore(BaseStore):
     def _get(self, op: GetOp) -> Item | None:
         namespace = tuple(op.namespace)
         name = self._namespace(namespace)
+        moment = current_time(self.now)
         try:
-            record = self.memory.get(str(op.key), namespace=name)
+            record = self.memory.get(str(op.key), namespace=name, now=moment)
         except MemoryNotFoundError:
             return None
+        if op.refresh_ttl:
+            refreshed(self.memory, [record], name, moment)
         return self._item(record, namespace)
 
     def _checked_put(self, op: PutOp) -> _Write:
@@ -346,7 +390,8 @@ class CognitiveMemoryStore(BaseStore):
         if op.value is None:
             return _Write(namespace, name, str(op.key), None, "", False)
         value, text, indexed = self._prepare(op)
-        return _Write(namespace, name, str(op.key), value, text, indexed)
+        ttl = check_ttl(op.ttl)
+        return _Write(namespace, name, str(op.key), value, text, indexed, ttl)
 
     def _write(self, write: _Write) -> None:
         namespace, name, key, value = write.namespace, write.name, write.key, write.value
@@ -357,9 +402,11 @@ class CognitiveMemoryStore(BaseStore):
         moment = current_time(self.now)
         text, indexed = write.text, write.indexed
         try:
-            old: MemoryRecord | None = self.memory.get(key, namespace=name)
+            old: MemoryRecord | None = self.memory.get(key, namespace=name, now=moment)
         except MemoryNotFoundError:
             old = None
+            with contextlib.suppress(MemoryNotFoundError):  # an expired one: gone, replaced
+                self.memory.delete(key, namespace=name)
         created = _epoch(self._item(old, namespace).created_at if old else moment)
         metadata: dict[str, Any] = {
             KEY: key,
@@ -368,6 +415,8 @@ class CognitiveMemoryStore(BaseStore):
         }
         if not indexed:
             metadata[UNINDEXED] = True
+        if write.ttl is not None:
+            metadata[TTL_KEY] = write.ttl
         for field, scalar in value.items():
             if "." not in field and field and (copied := pushable(scalar)) is not None:
                 metadata[FIELD_PREFIX + field] = copied
@@ -380,6 +429,7 @@ class CognitiveMemoryStore(BaseStore):
             metadata=metadata,
             namespace=name,
             session_id=self.session_id,
+            expires_at=expiry(moment, write.ttl),
         )
         if old is not None:
             self.memory.delete(key, namespace=name)
@@ -478,9 +528,25 @@ class CognitiveMemoryStore(BaseStore):
         targets = self._store_namespaces(lambda ns: ns[: len(prefix)] == prefix)
         if not targets:
             return []
+        moment = current_time(self.now)
         if op.query is None or not op.query.strip():
-            return self._list_items(targets, filter, limit, offset)
-        return self._query(op.query, targets, filter, limit, offset)
+            found = self._list_items(targets, filter, limit, offset, moment)
+        else:
+            found = self._query(op.query, targets, filter, limit, offset, moment)
+        if op.refresh_ttl and found:
+            self._refresh(found, moment)
+        return found
+
+    def _refresh(self, items: Sequence[Item], moment: datetime) -> None:
+        """Move the expiry of the items read that carry a TTL to ``moment + ttl``."""
+        by_name: dict[str, list[MemoryRecord]] = {}
+        for item in items:
+            name = self._namespace(tuple(item.namespace))
+            with contextlib.suppress(MemoryNotFoundError):
+                record = self.memory.get(item.key, namespace=name, now=moment)
+                by_name.setdefault(name, []).append(record)
+        for name, records in by_name.items():
+            refreshed(self.memory, records, name, moment)
 
     def _list_items(
         self,
@@ -488,16 +554,18 @@ class CognitiveMemoryStore(BaseStore):
         filter: dict[str, Any] | None,
         limit: int,
         offset: int,
+        moment: datetime,
     ) -> list[SearchItem]:
         return [
             CognitiveSearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at)
-            for i in self._in_order(targets, filter)[offset : offset + limit]
+            for i in self._in_order(targets, filter, moment)[offset : offset + limit]
         ]
 
     def _in_order(
         self,
         targets: list[tuple[str, tuple[str, ...]]],
         filter: dict[str, Any] | None,
+        moment: datetime,
         unindexed_only: bool = False,
     ) -> list[Item]:
         """The items that pass ``filter``, in the order their keys were first put (as
@@ -516,6 +584,7 @@ class CognitiveMemoryStore(BaseStore):
                     (item.created_at, position, item)
                     for item, position, r in items
                     if r.status in statuses
+                    and not r.expired(moment)
                     and (not unindexed_only or r.metadata.get(UNINDEXED) is True)
                     and matches_filter(item.value, filter)
                 ),
@@ -532,8 +601,8 @@ class CognitiveMemoryStore(BaseStore):
         filter: dict[str, Any] | None,
         limit: int,
         offset: int,
+        moment: datetime,
     ) -> list[SearchItem]:
-        moment = current_time(self.now)
         pushed, exact = pushdown(filter)
         pushed[UNINDEXED] = {"$ne": True}
         want = offset + limit
@@ -577,7 +646,7 @@ class CognitiveMemoryStore(BaseStore):
             return scored
         # As InMemoryStore: the items no query can score (index=False, or nothing at the
         # index paths) fill the rest, score None, in the order they were put.
-        rest = self._in_order(targets, filter, unindexed_only=True)
+        rest = self._in_order(targets, filter, moment, unindexed_only=True)
         skip = max(0, offset - len(found))
         return scored + [
             CognitiveSearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at)

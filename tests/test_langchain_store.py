@@ -706,8 +706,10 @@ def test_bad_input_is_rejected(memory: CognitiveMemory, store: CognitiveMemorySt
         store.search(("u",), limit=-1)
     with pytest.raises(InvalidTypeError, match="index"):
         store.put(("u",), "k", {"a": "b"}, index="a")  # type: ignore[arg-type]
-    with pytest.raises(NotImplementedError, match="TTL"):
-        store.put(("u",), "k", {"a": "b"}, ttl=5)
+    with pytest.raises(InvalidInputError, match="ttl"):
+        store.put(("u",), "k", {"a": "b"}, ttl=-5)
+    with pytest.raises(InvalidTypeError, match="ttl"):
+        store.put(("u",), "k", {"a": "b"}, ttl="5")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="memory_type"):
         CognitiveMemoryStore(memory, memory_type="dream")
     with pytest.raises(InvalidTypeError, match="CognitiveMemory"):
