@@ -6,17 +6,8 @@ LangGraph namespace is one cogmem namespace and each item one memory whose id is
 ``search`` with a query is a cognitive search: hybrid BM25 + dense relevance times retention,
 with spaced reinforcement of what the agent recalls.
 
-How an item is kept (all of it in the memory's free metadata, so ``get`` returns the value
-exactly and nothing lives outside Chroma):
-
-* the memory's text is what the item's index paths select (``fields``, default ``["$"]``:
-  the whole value as JSON, as LangGraph does); ``put(..., index=[...])`` overrides the paths
-  for one item and ``index=False`` stores it unindexed (found by ``get`` and filter-only
-  ``search``, never by a query);
-* ``lg.value`` holds the value as JSON, ``lg.key`` the key, ``lg.created_at`` when the key
-  was first written (the memory's own ``created_at`` is when this version was written: the
-  item's ``updated_at``); top-level scalar fields are copied to ``v.<field>`` so that filters
-  on them run inside the core's search rather than after it.
+How an item is kept as a memory: :mod:`.store_items`; keys and filters:
+:mod:`.store_keys`; TTLs: :mod:`.store_ttl`.
 """
 
 from __future__ import annotations
@@ -24,13 +15,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import json
-import math
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, cast
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any
 
 from langgraph.store.base import (
     BaseStore,
@@ -44,8 +32,6 @@ from langgraph.store.base import (
     SearchItem,
     SearchOp,
     TTLConfig,
-    get_text_at_path,
-    tokenize_path,
 )
 
 from cogmem import (
@@ -60,10 +46,19 @@ from cogmem import (
 )
 from cogmem.checks import check_int
 from cogmem.recall import search_settings
+from cogmem.records import MEMORY_TYPES
 
 from ._convert import current_time
+from .store_items import (
+    UNINDEXED,
+    CognitiveSearchItem,
+    ItemWrite,
+    check_paths,
+    item_metadata,
+    item_of,
+    prepared_value,
+)
 from .store_keys import (
-    FIELD_PREFIX,
     check_filter,
     check_labels,
     condition_path,
@@ -72,10 +67,9 @@ from .store_keys import (
     is_number,
     matches_condition,
     matches_filter,
-    pushable,
     pushdown,
 )
-from .store_ttl import TTL_KEY, Sweeper, check_ttl, check_ttl_config, expiry, refreshed
+from .store_ttl import Sweeper, check_ttl, check_ttl_config, expiry, refreshed
 
 __all__ = [
     "CognitiveMemoryStore",
@@ -84,80 +78,6 @@ __all__ = [
     "encode_namespace",
     "matches_filter",
 ]
-
-KEY = "lg.key"
-VALUE = "lg.value"
-CREATED = "lg.created_at"
-UNINDEXED = "lg.unindexed"
-
-_MEMORY_TYPES = ("episodic", "semantic", "procedural", "core")
-
-
-# ---------------------------------------------------------------------- items
-class CognitiveSearchItem(SearchItem):
-    """A LangGraph ``SearchItem`` that also says why it scored what it scored.
-
-    Attributes:
-        explanation: The cogmem explanation as a dict (ranks, cosine, BM25, relevance,
-            retention, α, penalties, score), or ``None`` for a search without a query.
-    """
-
-    __slots__ = ("explanation",)
-
-    def __init__(
-        self,
-        namespace: tuple[str, ...],
-        key: str,
-        value: dict[str, Any],
-        created_at: datetime,
-        updated_at: datetime,
-        score: float | None = None,
-        explanation: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(namespace, key, value, created_at, updated_at, score)
-        self.explanation = explanation
-
-    def dict(self) -> dict[str, Any]:
-        """The item as plain data (``SearchItem.dict()`` plus ``explanation``)."""
-        result = super().dict()
-        result["explanation"] = self.explanation
-        return result
-
-
-@dataclass(frozen=True)
-class _Write:
-    """A checked put: the value to store (``None``: delete), its text and whether indexed."""
-
-    namespace: tuple[str, ...]
-    name: str
-    key: str
-    value: dict[str, Any] | None
-    text: str
-    indexed: bool
-    ttl: float | None = None
-
-
-def _epoch(moment: datetime) -> float:
-    return moment.timestamp()
-
-
-def _from_epoch(seconds: Any, fallback: datetime) -> datetime:
-    if is_number(seconds) and math.isfinite(float(seconds)):
-        return datetime.fromtimestamp(float(seconds), tz=timezone.utc)
-    return fallback
-
-
-def _value_of(record: MemoryRecord) -> dict[str, Any]:
-    raw = record.metadata.get(VALUE)
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw)
-        except ValueError:
-            value = None
-        if isinstance(value, dict):
-            return value
-    # A memory written through the core directly: show its text.
-    return {"text": record.text}
 
 
 # ---------------------------------------------------------------------- the store
@@ -246,9 +166,9 @@ class CognitiveMemoryStore(BaseStore):
             raise InvalidTypeError(
                 f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
             )
-        if memory_type not in _MEMORY_TYPES:
+        if memory_type not in MEMORY_TYPES:
             raise InvalidInputError(
-                f"memory_type must be one of {', '.join(_MEMORY_TYPES)}; got {memory_type!r}"
+                f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {memory_type!r}"
             )
         if importance is not None and (
             not is_number(importance) or not 0.0 <= float(importance) <= 1.0
@@ -269,7 +189,7 @@ class CognitiveMemoryStore(BaseStore):
         if now is not None and not callable(now):
             raise InvalidTypeError("now must be a callable returning a datetime")
         self.memory = memory
-        self.fields = self._check_paths(["$"] if fields is None else fields, "fields")
+        self.fields = check_paths(["$"] if fields is None else fields, "fields")
         self.memory_type = memory_type
         self.importance = importance
         self.reinforce = reinforce
@@ -301,7 +221,7 @@ class CognitiveMemoryStore(BaseStore):
             InvalidInputError / InvalidTypeError: A malformed op, value or filter.
         """
         ops = list(ops)
-        writes: dict[tuple[tuple[str, ...], str], _Write] = {}
+        writes: dict[tuple[tuple[str, ...], str], ItemWrite] = {}
         for op in ops:
             if isinstance(op, PutOp):
                 write = self._checked_put(op)
@@ -360,15 +280,6 @@ class CognitiveMemoryStore(BaseStore):
     def _namespace(self, namespace: tuple[str, ...]) -> str:
         return encode_namespace(tuple(namespace), self.prefix)
 
-    def _item(self, record: MemoryRecord, namespace: tuple[str, ...]) -> Item:
-        return Item(
-            value=_value_of(record),
-            key=record.id,
-            namespace=namespace,
-            created_at=_from_epoch(record.metadata.get(CREATED), record.created_at),
-            updated_at=record.created_at,
-        )
-
     def _get(self, op: GetOp) -> Item | None:
         namespace = tuple(op.namespace)
         name = self._namespace(namespace)
@@ -379,54 +290,41 @@ class CognitiveMemoryStore(BaseStore):
             return None
         if op.refresh_ttl:
             refreshed(self.memory, [record], name, moment)
-        return self._item(record, namespace)
+        return item_of(record, namespace)
 
-    def _checked_put(self, op: PutOp) -> _Write:
+    def _checked_put(self, op: PutOp) -> ItemWrite:
         """A put, checked and turned into what to write (nothing is written yet)."""
         namespace = tuple(op.namespace)
         if not namespace:
             raise InvalidNamespaceError("a put needs a non-empty namespace")
         name = self._namespace(namespace)
         if op.value is None:
-            return _Write(namespace, name, str(op.key), None, "", False)
-        value, text, indexed = self._prepare(op)
+            return ItemWrite(namespace, name, str(op.key), None, "", False)
+        value, text, indexed = prepared_value(str(op.key), op.value, op.index, self.fields)
         ttl = check_ttl(op.ttl)
-        return _Write(namespace, name, str(op.key), value, text, indexed, ttl)
+        return ItemWrite(namespace, name, str(op.key), value, text, indexed, ttl)
 
-    def _write(self, write: _Write) -> None:
+    def _write(self, write: ItemWrite) -> None:
         namespace, name, key, value = write.namespace, write.name, write.key, write.value
         if value is None:
             with contextlib.suppress(MemoryNotFoundError):
                 self.memory.delete(key, namespace=name)
             return
         moment = current_time(self.now)
-        text, indexed = write.text, write.indexed
         try:
             old: MemoryRecord | None = self.memory.get(key, namespace=name, now=moment)
         except MemoryNotFoundError:
             old = None
             with contextlib.suppress(MemoryNotFoundError):  # an expired one: gone, replaced
                 self.memory.delete(key, namespace=name)
-        created = _epoch(self._item(old, namespace).created_at if old else moment)
-        metadata: dict[str, Any] = {
-            KEY: key,
-            VALUE: json.dumps(value, ensure_ascii=False),
-            CREATED: created,
-        }
-        if not indexed:
-            metadata[UNINDEXED] = True
-        if write.ttl is not None:
-            metadata[TTL_KEY] = write.ttl
-        for field, scalar in value.items():
-            if "." not in field and field and (copied := pushable(scalar)) is not None:
-                metadata[FIELD_PREFIX + field] = copied
+        created = item_of(old, namespace).created_at if old else moment
         item = MemoryInput(
-            text=text,
+            text=write.text,
             memory_type=self.memory_type,
             importance=self.importance,
             created_at=moment,
             id=key,
-            metadata=metadata,
+            metadata=item_metadata(write, created),
             namespace=name,
             session_id=self.session_id,
             expires_at=expiry(moment, write.ttl),
@@ -444,42 +342,6 @@ class CognitiveMemoryStore(BaseStore):
                 f"the core stored item {key!r} under id {stored!r}; CognitiveMemoryStore needs "
                 "the memory id to be the key"
             )
-
-    def _prepare(self, op: PutOp) -> tuple[dict[str, Any], str, bool]:
-        """The value (as JSON round-trips it), the memory text, and whether it is indexed."""
-        if not isinstance(op.value, Mapping):
-            raise InvalidTypeError(f"a store value must be a dict, got {type(op.value).__name__}")
-        bad = [k for k in op.value if not isinstance(k, str)]
-        if bad:
-            raise InvalidTypeError(f"store value keys must be str, got {bad[:3]}")
-        try:
-            encoded = json.dumps(dict(op.value), ensure_ascii=False)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(
-                f"store value for key {op.key!r} is not JSON-serializable: {exc}"
-            ) from exc
-        value = cast(dict[str, Any], json.loads(encoded))
-        if op.index is False:
-            return value, encoded, False
-        paths = self.fields if op.index is None else self._check_paths(op.index, "index")
-        texts: list[str] = []
-        for path in paths:
-            texts.extend(get_text_at_path(value, path if path == "$" else tokenize_path(path)))
-        text = "\n".join(t for t in texts if t.strip())
-        if not text:  # nothing at the indexed paths: keep the item, unsearchable by query
-            return value, encoded, False
-        return value, text, True
-
-    @staticmethod
-    def _check_paths(paths: object, name: str) -> list[str]:
-        if isinstance(paths, str) or not isinstance(paths, Sequence):
-            raise InvalidTypeError(f"{name} must be a list of paths, got {type(paths).__name__}")
-        out = []
-        for path in paths:
-            if not isinstance(path, str) or not path:
-                raise InvalidInputError(f"{name} must hold non-empty path strings, got {path!r}")
-            out.append(path)
-        return out
 
     def _store_namespaces(
         self, keep: Callable[[tuple[str, ...]], bool], *, emptied: bool = False
@@ -575,7 +437,7 @@ class CognitiveMemoryStore(BaseStore):
         groups = []
         for name, namespace in targets:
             records = self.memory.records(name)  # formation order breaks ties
-            items = [(self._item(r, namespace), position, r) for position, r in enumerate(records)]
+            items = [(item_of(r, namespace), position, r) for position, r in enumerate(records)]
             if not items:
                 continue
             first = min(item.created_at for item, _, _ in items)
@@ -623,7 +485,7 @@ class CognitiveMemoryStore(BaseStore):
                 ),
             )
             for result in results:
-                item = self._item(result.memory, namespace)
+                item = item_of(result.memory, namespace)
                 if matches_filter(item.value, filter):
                     found.append((result, namespace, name, item))
         found.sort(key=lambda f: -f[0].score)  # stable: each namespace's order is kept

@@ -1,0 +1,185 @@
+"""How the LangGraph store keeps an item as a memory, and reads it back: pure mappers.
+
+All of an item lives in its memory's free metadata, so ``get`` returns the value exactly and
+nothing lives outside Chroma:
+
+* the memory's text is what the item's index paths select (``fields``, default ``["$"]``:
+  the whole value as JSON, as LangGraph does); ``put(..., index=[...])`` overrides the paths
+  for one item and ``index=False`` stores it unindexed (found by ``get`` and filter-only
+  ``search``, and after the scored items of a query search);
+* ``lg.value`` holds the value as JSON, ``lg.key`` the key, ``lg.created_at`` when the key
+  was first written (the memory's own ``created_at`` is when this version was written: the
+  item's ``updated_at``), ``lg.ttl`` its TTL in minutes; top-level scalar fields are copied to
+  ``v.<field>`` so that filters on them run inside the core's search rather than after it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, cast
+
+from langgraph.store.base import Item, SearchItem, get_text_at_path, tokenize_path
+
+from cogmem import InvalidInputError, InvalidTypeError, MemoryRecord
+
+from .store_keys import FIELD_PREFIX, is_number, pushable
+from .store_ttl import TTL_KEY
+
+__all__ = [
+    "CREATED",
+    "KEY",
+    "UNINDEXED",
+    "VALUE",
+    "CognitiveSearchItem",
+    "ItemWrite",
+    "check_paths",
+    "item_metadata",
+    "item_of",
+    "prepared_value",
+]
+
+KEY = "lg.key"
+VALUE = "lg.value"
+CREATED = "lg.created_at"
+UNINDEXED = "lg.unindexed"
+
+
+class CognitiveSearchItem(SearchItem):
+    """A LangGraph ``SearchItem`` that also says why it scored what it scored.
+
+    Attributes:
+        explanation: The cogmem explanation as a dict (ranks, cosine, BM25, relevance,
+            retention, α, penalties, score), or ``None`` for a search without a query.
+    """
+
+    __slots__ = ("explanation",)
+
+    def __init__(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any],
+        created_at: datetime,
+        updated_at: datetime,
+        score: float | None = None,
+        explanation: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(namespace, key, value, created_at, updated_at, score)
+        self.explanation = explanation
+
+    def dict(self) -> dict[str, Any]:
+        """The item as plain data (``SearchItem.dict()`` plus ``explanation``)."""
+        result = super().dict()
+        result["explanation"] = self.explanation
+        return result
+
+
+@dataclass(frozen=True)
+class ItemWrite:
+    """A checked put: the value to store (``None``: delete), its text, whether it is indexed
+    and its TTL in minutes."""
+
+    namespace: tuple[str, ...]
+    name: str
+    key: str
+    value: dict[str, Any] | None
+    text: str
+    indexed: bool
+    ttl: float | None = None
+
+
+def _from_epoch(seconds: Any, fallback: datetime) -> datetime:
+    if is_number(seconds) and math.isfinite(float(seconds)):
+        return datetime.fromtimestamp(float(seconds), tz=timezone.utc)
+    return fallback
+
+
+def _value_of(record: MemoryRecord) -> dict[str, Any]:
+    raw = record.metadata.get(VALUE)
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
+    # A memory written through the core directly: show its text.
+    return {"text": record.text}
+
+
+def item_of(record: MemoryRecord, namespace: tuple[str, ...]) -> Item:
+    """The item a memory keeps: its value, key, first-put time and this version's time."""
+    return Item(
+        value=_value_of(record),
+        key=record.id,
+        namespace=namespace,
+        created_at=_from_epoch(record.metadata.get(CREATED), record.created_at),
+        updated_at=record.created_at,
+    )
+
+
+def item_metadata(write: ItemWrite, created: datetime) -> dict[str, Any]:
+    """The memory metadata that keeps ``write``'s item (first put at ``created``)."""
+    if write.value is None:
+        raise InvalidInputError(f"a delete of {write.key!r} keeps no item")
+    metadata: dict[str, Any] = {
+        KEY: write.key,
+        VALUE: json.dumps(write.value, ensure_ascii=False),
+        CREATED: created.timestamp(),
+    }
+    if not write.indexed:
+        metadata[UNINDEXED] = True
+    if write.ttl is not None:
+        metadata[TTL_KEY] = write.ttl
+    for field, scalar in write.value.items():
+        if "." not in field and field and (copied := pushable(scalar)) is not None:
+            metadata[FIELD_PREFIX + field] = copied
+    return metadata
+
+
+def prepared_value(
+    key: str, value: object, index: object, fields: Sequence[str]
+) -> tuple[dict[str, Any], str, bool]:
+    """The value (as JSON round-trips it), the memory text, and whether it is indexed.
+
+    Raises:
+        InvalidTypeError / InvalidInputError: Not a dict of str keys, not JSON, bad paths.
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError(f"a store value must be a dict, got {type(value).__name__}")
+    bad = [k for k in value if not isinstance(k, str)]
+    if bad:
+        raise InvalidTypeError(f"store value keys must be str, got {bad[:3]}")
+    try:
+        encoded = json.dumps(dict(value), ensure_ascii=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(
+            f"store value for key {key!r} is not JSON-serializable: {exc}"
+        ) from exc
+    decoded = cast(dict[str, Any], json.loads(encoded))
+    if index is False:
+        return decoded, encoded, False
+    paths = fields if index is None else check_paths(index, "index")
+    texts: list[str] = []
+    for path in paths:
+        texts.extend(get_text_at_path(decoded, path if path == "$" else tokenize_path(path)))
+    text = "\n".join(t for t in texts if t.strip())
+    if not text:  # nothing at the indexed paths: keep the item, unsearchable by query
+        return decoded, encoded, False
+    return decoded, text, True
+
+
+def check_paths(paths: object, name: str) -> list[str]:
+    """``paths`` as a list of non-empty LangGraph path strings."""
+    if isinstance(paths, str) or not isinstance(paths, Sequence):
+        raise InvalidTypeError(f"{name} must be a list of paths, got {type(paths).__name__}")
+    out = []
+    for path in paths:
+        if not isinstance(path, str) or not path:
+            raise InvalidInputError(f"{name} must hold non-empty path strings, got {path!r}")
+        out.append(path)
+    return out
