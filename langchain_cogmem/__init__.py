@@ -1,4 +1,4 @@
-"""LangChain adapters for cogmem: the three places LangChain 1.x keeps memory.
+"""LangChain adapters for cogmem: the places LangChain 1.x keeps memory, and agent memory.
 
 * :class:`CognitiveMemoryRetriever` — a ``langchain_core`` ``BaseRetriever`` (chains, LCEL,
   RAG): ``Document``s with the memory id, the score and the explanation in their metadata.
@@ -6,6 +6,10 @@
   ``ConversationChain``/``LLMChain(memory=...)``: recalls the relevant past turns, not the last.
 * :class:`CognitiveMemoryStore` — a LangGraph ``BaseStore`` for
   ``langchain.agents.create_agent(..., store=...)``: items are memories, search is cognitive.
+* :class:`CognitiveMemoryMiddleware` — an ``AgentMiddleware`` for ``create_agent``: recalls
+  for the user's message before each model call, remembers each turn after it.
+* :func:`memory_tools` — ``search_memory``, ``remember``, ``forget``, ``update_memory`` as
+  tools an agent calls itself.
 * :func:`summarizer_from` — any chat model or Runnable as cogmem's consolidation summarizer;
   :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
   :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
@@ -30,6 +34,7 @@ from cogmem.lazy import lazy_exports
 if TYPE_CHECKING:
     from .judges import conflict_detector_from, dedup_judge_from
     from .memory import CognitiveConversationMemory
+    from .middleware import CognitiveMemoryMiddleware
     from .prompts import DEFAULT_CONFLICT_PROMPT, DEFAULT_DEDUP_PROMPT, DEFAULT_SUMMARY_PROMPT
     from .retriever import CognitiveMemoryRetriever, result_to_document
     from .store import (
@@ -40,12 +45,14 @@ if TYPE_CHECKING:
         matches_filter,
     )
     from .summarizer import summarizer_from
+    from .tools import memory_tools
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
     "DEFAULT_DEDUP_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
     "CognitiveConversationMemory",
+    "CognitiveMemoryMiddleware",
     "CognitiveMemoryRetriever",
     "CognitiveMemoryStore",
     "CognitiveSearchItem",
@@ -56,6 +63,7 @@ __all__ = [
     "dedup_judge_from",
     "encode_namespace",
     "matches_filter",
+    "memory_tools",
     "parse_yes_no",
     "result_to_document",
     "summarizer_from",
@@ -65,6 +73,8 @@ __all__ = [
 _LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
     "retriever": ("langchain-core", ("CognitiveMemoryRetriever", "result_to_document")),
     "memory": ("langchain-classic", ("CognitiveConversationMemory",)),
+    "middleware": ("langchain", ("CognitiveMemoryMiddleware",)),
+    "tools": ("langchain-core", ("memory_tools",)),
     "store": (
         "langgraph",
         (

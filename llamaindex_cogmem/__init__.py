@@ -1,4 +1,4 @@
-"""LlamaIndex adapters for cogmem: retriever, retention postprocessor, memory block.
+"""LlamaIndex adapters for cogmem: retriever, retention postprocessor, memory block, tools.
 
 * :class:`CognitiveMemoryRetriever` — a ``BaseRetriever`` (query engines, chat engines,
   ``QueryFusionRetriever``): ``NodeWithScore(TextNode(id_=memory id, ...), score)`` with the
@@ -10,6 +10,8 @@
   ``TimeWeightedPostprocessor`` (additive, ~9-minute half-life).
 * :class:`CognitiveMemoryBlock` — a ``BaseMemoryBlock`` for ``llama_index.core.memory.Memory``:
   flushed chat messages become episodic memories; reading returns the relevant ones.
+* :func:`memory_tools` — ``search_memory``, ``remember``, ``forget``, ``update_memory`` as
+  ``FunctionTool`` s for agents (``FunctionAgent``, ``ReActAgent``).
 * :class:`LlamaIndexEmbedder` — any LlamaIndex ``BaseEmbedding`` as cogmem's embedder;
   :class:`CogmemEmbedding` — a cogmem embedder (offline MiniLM) as a ``BaseEmbedding``.
 * :func:`summarizer_from` — any LlamaIndex LLM as cogmem's consolidation summarizer;
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
         result_to_node,
     )
     from .summarizer import summarizer_from
+    from .tools import memory_tools
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
@@ -63,6 +66,7 @@ __all__ = [
     "UnsupportedFilterError",
     "conflict_detector_from",
     "dedup_judge_from",
+    "memory_tools",
     "parse_yes_no",
     "result_to_node",
     "summarizer_from",
@@ -86,6 +90,7 @@ _LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
     "summarizer": (_CORE, ("summarizer_from",)),
     "judges": (_CORE, ("conflict_detector_from", "dedup_judge_from")),
     "filters": (_CORE, ("to_cogmem_filters",)),
+    "tools": (_CORE, ("memory_tools",)),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, "llamaindex")

@@ -143,14 +143,19 @@ def _age(days: float) -> str:
     return f"{days / 365.25:.1f}y"
 
 
-def render(results: Sequence[SearchResult], now: datetime) -> str:
+def render(results: Sequence[SearchResult], now: datetime, *, ids: bool = False) -> str:
     """Format results for a prompt, one line each.
 
-    ``- [semantic] User prefers dark mode (confidence 0.8, age 3d)``
+    ``- [semantic] User prefers dark mode (confidence 0.8, age 3d)``; with ``ids``, the
+    memory id first in the parentheses (``(id 9f2c..., confidence 0.8, age 3d)``), so that a
+    model can name the memory to a tool.
     """
     lines = []
     for result in results:
         m = result.memory
         age = max(0.0, (now - m.created_at).total_seconds() / 86400)
-        lines.append(f"- [{m.memory_type}] {m.text} (confidence {m.confidence:g}, age {_age(age)})")
+        named = f"id {m.id}, " if ids else ""
+        lines.append(
+            f"- [{m.memory_type}] {m.text} ({named}confidence {m.confidence:g}, age {_age(age)})"
+        )
     return "\n".join(lines)

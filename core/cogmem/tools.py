@@ -1,0 +1,156 @@
+"""Memory tools for agents, framework-free: search, remember, forget, update.
+
+What langmem offers LangGraph agents, on cogmem: four plain methods with docstrings written
+for a model, which each adapter turns into its framework's tools
+(``langchain_cogmem.memory_tools``, ``llamaindex_cogmem.memory_tools``). Each returns a
+short text for the model; bad input raises a :class:`~cogmem.errors.CogmemError` whose
+message the adapters hand back to the model, so it can correct itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from .checks import check_int, check_name, check_text, resolve_now
+from .clients import DEFAULT_NAMESPACE
+from .errors import InvalidInputError, InvalidTypeError
+from .memory import CognitiveMemory
+from .packing import render
+from .records import MEMORY_TYPES
+
+__all__ = ["MemoryTools"]
+
+Clock = Callable[[], datetime]
+
+
+class MemoryTools:
+    """The tools an agent uses to keep its own long-term memory in one namespace.
+
+    Setup: ``tools = MemoryTools(mem, namespace="user-ana")``; give
+    ``tools.search_memory``, ``tools.remember``, ``tools.forget`` and ``tools.update_memory``
+    to an agent (through an adapter's ``memory_tools``).
+
+    Args:
+        memory: The memory to keep.
+        namespace: Whose memory it is (one user or agent).
+        session_id: Recorded on what the tools store and recall.
+        k: How many memories a search returns by default.
+        memory_type: The type of what ``remember`` stores (``semantic``: facts).
+        now: A clock (``() -> datetime``, timezone-aware); default the wall clock.
+    """
+
+    def __init__(
+        self,
+        memory: CognitiveMemory,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        session_id: str | None = None,
+        k: int = 5,
+        memory_type: str = "semantic",
+        now: Clock | None = None,
+    ) -> None:
+        if not isinstance(memory, CognitiveMemory):
+            raise InvalidTypeError(
+                f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
+            )
+        if memory_type not in MEMORY_TYPES:
+            raise InvalidInputError(
+                f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {memory_type!r}"
+            )
+        self.memory = memory
+        self.namespace = check_name(namespace, "namespace")
+        self.session_id = None if session_id is None else check_name(session_id, "session_id")
+        self.k = check_int(k, "k")
+        self.memory_type = memory_type
+        self.now = now
+
+    def _now(self) -> datetime:
+        return resolve_now(None if self.now is None else self.now())
+
+    def search_memory(self, query: str, k: int | None = None) -> str:
+        """Search your long-term memory for what you know that bears on the query.
+
+        Args:
+            query: What to look for, in words.
+            k: At most this many memories (default 5).
+
+        Returns:
+            One line per memory, best first, with its id: ``- [semantic] text (id ..., ...)``.
+        """
+        moment = self._now()
+        results = self.memory.search(
+            check_text(query, "query"),
+            top_k=self.k if k is None else check_int(k, "k"),
+            namespace=self.namespace,
+            session_id=self.session_id,
+            now=moment,
+        )
+        return render(results, moment, ids=True) if results else "No memories found."
+
+    def remember(self, text: str) -> str:
+        """Store something worth remembering beyond this conversation (a fact, a preference,
+        a decision), in one plain sentence.
+
+        Args:
+            text: What to remember.
+
+        Returns:
+            What happened: stored (with its id), already known (merged into that memory), or
+            stored as the newer version of an older memory.
+        """
+        outcome = self.memory.write(
+            check_text(text, "text"),
+            memory_type=self.memory_type,
+            namespace=self.namespace,
+            session_id=self.session_id,
+            now=self._now(),
+        )
+        if outcome.action == "merged":
+            return f"Already known as memory {outcome.id}; reinforced it."
+        if outcome.action == "new_version":
+            return f"Stored as memory {outcome.id}, the newer version of {outcome.existing_id}."
+        return f"Stored as memory {outcome.id}."
+
+    def forget(self, memory_id: str) -> str:
+        """Forget a memory for good (one that is wrong or that the user asked you to forget).
+
+        Args:
+            memory_id: The id that search_memory showed.
+
+        Returns:
+            A confirmation.
+        """
+        self.memory.delete(check_name(memory_id, "memory_id"), namespace=self.namespace)
+        return f"Forgot memory {memory_id}."
+
+    def update_memory(self, memory_id: str, text: str) -> str:
+        """Replace what a memory says (a fact that changed): the new text is stored and the
+        old memory kept as superseded by it.
+
+        Args:
+            memory_id: The id that search_memory showed.
+            text: What is true now, in one plain sentence.
+
+        Returns:
+            The new memory's id.
+        """
+        old = self.memory.get(check_name(memory_id, "memory_id"), namespace=self.namespace)
+        moment = self._now()
+        new_id = self.memory.add(
+            check_text(text, "text"),
+            memory_type=old.memory_type,
+            tags=old.tags,
+            metadata=dict(old.metadata),
+            namespace=self.namespace,
+            session_id=self.session_id,
+            now=moment,
+        )
+        if new_id == old.id:
+            return f"Memory {old.id} already says that; reinforced it."
+        self.memory.supersede(old.id, new_id, namespace=self.namespace)
+        return f"Updated: memory {new_id} replaces {old.id}."
+
+    def functions(self) -> list[Callable[..., str]]:
+        """The four tools as bound methods, in the order an agent's prompt should list them."""
+        return [self.search_memory, self.remember, self.forget, self.update_memory]

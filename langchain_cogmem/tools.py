@@ -1,0 +1,51 @@
+"""Memory tools for LangChain agents: search, remember, forget, update (langmem's idea, on
+cogmem): ``create_agent(model, tools=memory_tools(mem, namespace="user-ana"))``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from langchain_core.tools import StructuredTool, ToolException
+
+from cogmem import CogmemError, CognitiveMemory
+from cogmem.tools import MemoryTools
+
+__all__ = ["memory_tools"]
+
+
+def memory_tools(
+    memory: CognitiveMemory,
+    *,
+    namespace: str = "default",
+    session_id: str | None = None,
+    k: int = 5,
+    memory_type: str = "semantic",
+    now: Callable[[], datetime] | None = None,
+) -> list[StructuredTool]:
+    """``search_memory``, ``remember``, ``forget`` and ``update_memory`` as LangChain tools
+    over one namespace of ``memory`` (see :class:`cogmem.tools.MemoryTools` for what each
+    does and the arguments).
+
+    A cogmem error (an unknown id, an empty text) reaches the model as the tool's answer,
+    marked as an error, so that it can correct itself; it does not end the agent's run.
+    """
+    kept = MemoryTools(
+        memory, namespace=namespace, session_id=session_id, k=k, memory_type=memory_type, now=now
+    )
+    return [_as_tool(fn) for fn in kept.functions()]
+
+
+def _as_tool(fn: Callable[..., str]) -> StructuredTool:
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> str:
+        try:
+            return fn(*args, **kwargs)
+        except CogmemError as exc:
+            raise ToolException(str(exc)) from exc
+
+    return StructuredTool.from_function(
+        call, name=fn.__name__, parse_docstring=True, handle_tool_error=True
+    )
