@@ -44,9 +44,8 @@ from cogmem import (
     MemoryRecord,
     SearchResult,
 )
-from cogmem.checks import check_int
+from cogmem.checks import check_int, check_memory_type
 from cogmem.recall import search_settings
-from cogmem.records import MEMORY_TYPES
 
 from ._convert import current_time
 from .store_items import (
@@ -166,10 +165,7 @@ class CognitiveMemoryStore(BaseStore):
             raise InvalidTypeError(
                 f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
             )
-        if memory_type not in MEMORY_TYPES:
-            raise InvalidInputError(
-                f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {memory_type!r}"
-            )
+        check_memory_type(memory_type)
         if importance is not None and (
             not is_number(importance) or not 0.0 <= float(importance) <= 1.0
         ):

@@ -5,26 +5,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from langchain_core.tools import StructuredTool, ToolException
+from typing_extensions import Unpack
 
 from cogmem import CogmemError, CognitiveMemory
-from cogmem.tools import MemoryTools
+from cogmem.tools import MemoryTools, ToolOptions
 
 __all__ = ["memory_tools"]
 
 
-def memory_tools(
-    memory: CognitiveMemory,
-    *,
-    namespace: str = "default",
-    session_id: str | None = None,
-    k: int = 5,
-    memory_type: str = "semantic",
-    now: Callable[[], datetime] | None = None,
-) -> list[StructuredTool]:
+def memory_tools(memory: CognitiveMemory, **options: Unpack[ToolOptions]) -> list[StructuredTool]:
     """``search_memory``, ``remember``, ``forget`` and ``update_memory`` as LangChain tools
     over one namespace of ``memory`` (see :class:`cogmem.tools.MemoryTools` for what each
     does and the arguments).
@@ -32,9 +24,7 @@ def memory_tools(
     A cogmem error (an unknown id, an empty text) reaches the model as the tool's answer,
     marked as an error, so that it can correct itself; it does not end the agent's run.
     """
-    kept = MemoryTools(
-        memory, namespace=namespace, session_id=session_id, k=k, memory_type=memory_type, now=now
-    )
+    kept = MemoryTools(memory, **options)
     return [_as_tool(fn) for fn in kept.functions()]
 
 

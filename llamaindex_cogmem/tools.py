@@ -4,32 +4,22 @@ cogmem): ``FunctionAgent(tools=memory_tools(mem, namespace="user-ana"), llm=...)
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 
 from llama_index.core.tools import FunctionTool
+from typing_extensions import Unpack
 
 from cogmem import CognitiveMemory
-from cogmem.tools import MemoryTools
+from cogmem.tools import MemoryTools, ToolOptions
 
 __all__ = ["memory_tools"]
 
 
-def memory_tools(
-    memory: CognitiveMemory,
-    *,
-    namespace: str = "default",
-    session_id: str | None = None,
-    k: int = 5,
-    memory_type: str = "semantic",
-    now: Callable[[], datetime] | None = None,
-) -> list[FunctionTool]:
+def memory_tools(memory: CognitiveMemory, **options: Unpack[ToolOptions]) -> list[FunctionTool]:
     """``search_memory``, ``remember``, ``forget`` and ``update_memory`` as LlamaIndex
     ``FunctionTool`` s over one namespace of ``memory`` (see :class:`cogmem.tools.MemoryTools`
     for what each does and the arguments). A tool that raises (an unknown id) is reported to
     the model by the agent, which goes on."""
-    kept = MemoryTools(
-        memory, namespace=namespace, session_id=session_id, k=k, memory_type=memory_type, now=now
-    )
+    kept = MemoryTools(memory, **options)
     return [
         FunctionTool.from_defaults(fn=fn, name=fn.__name__, description=_description(fn))
         for fn in kept.functions()

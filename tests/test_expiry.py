@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -14,13 +13,6 @@ from cogmem.transfer import export_jsonl, import_jsonl
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 LATER = NOW + timedelta(hours=2)
-
-
-@pytest.fixture
-def mem() -> Iterator[CognitiveMemory]:
-    memory = CognitiveMemory(embedder=HashingEmbedder())
-    yield memory
-    memory.close()
 
 
 def ids(results: list) -> list[str]:  # type: ignore[type-arg]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -56,13 +56,6 @@ def system_text(prompt: Sequence[BaseMessage]) -> str:
 
 def ask(agent: Any, text: str) -> dict[str, Any]:
     return agent.invoke({"messages": [{"role": "user", "content": text}]})  # type: ignore[no-any-return]
-
-
-@pytest.fixture
-def mem() -> Iterator[CognitiveMemory]:
-    memory = CognitiveMemory(embedder=HashingEmbedder())
-    yield memory
-    memory.close()
 
 
 def test_a_fact_from_an_earlier_turn_reaches_the_prompt_with_its_id(mem: CognitiveMemory) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -13,17 +13,9 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallB
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 
 from cogmem import CognitiveMemory
-from cogmem.testing import HashingEmbedder
 from llamaindex_cogmem import memory_tools
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def mem() -> Iterator[CognitiveMemory]:
-    memory = CognitiveMemory(embedder=HashingEmbedder())
-    yield memory
-    memory.close()
 
 
 def calling(name: str, call_id: str, **kwargs: Any) -> ChatMessage:

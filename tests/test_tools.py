@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from cogmem import CognitiveMemory, InvalidInputError, MemoryNotFoundError
-from cogmem.testing import HashingEmbedder
 from cogmem.tools import MemoryTools
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
-
-
-@pytest.fixture
-def mem() -> Iterator[CognitiveMemory]:
-    memory = CognitiveMemory(embedder=HashingEmbedder())
-    yield memory
-    memory.close()
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 
 from .errors import InvalidInputError, InvalidTypeError
+from .records import MEMORY_TYPES, MemoryType
 
 __all__ = [
     "EARLIEST",
@@ -104,6 +105,13 @@ def check_ids(ids: object, name: str = "ids") -> list[str]:
             + (" (one id: pass [id])" if isinstance(ids, str) else "")
         )
     return [check_name(i, f"{name}[{n}]") for n, i in enumerate(ids)]
+
+
+def check_memory_type(value: object, name: str = "memory_type") -> MemoryType:
+    """``value`` if it is one of the memory types (:data:`~cogmem.records.MEMORY_TYPES`)."""
+    if value not in MEMORY_TYPES:
+        raise InvalidInputError(f"{name} must be one of {', '.join(MEMORY_TYPES)}; got {value!r}")
+    return value
 
 
 def check_bool(value: object, name: str) -> bool:

@@ -11,17 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import TypedDict
 
-from .checks import check_int, check_name, check_text, resolve_now
+from .checks import check_int, check_memory_type, check_name, check_text, resolve_now
 from .clients import DEFAULT_NAMESPACE
-from .errors import InvalidInputError, InvalidTypeError
+from .errors import InvalidTypeError
 from .memory import CognitiveMemory
 from .packing import render
-from .records import MEMORY_TYPES
 
-__all__ = ["MemoryTools"]
+__all__ = ["MemoryTools", "ToolOptions"]
 
 Clock = Callable[[], datetime]
+
+
+class ToolOptions(TypedDict, total=False):
+    """The options of :class:`MemoryTools` besides the memory (what each adapter's
+    ``memory_tools`` takes)."""
+
+    namespace: str
+    session_id: str | None
+    k: int
+    memory_type: str
+    now: Clock | None
 
 
 class MemoryTools:
@@ -54,15 +65,11 @@ class MemoryTools:
             raise InvalidTypeError(
                 f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
             )
-        if memory_type not in MEMORY_TYPES:
-            raise InvalidInputError(
-                f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {memory_type!r}"
-            )
         self.memory = memory
         self.namespace = check_name(namespace, "namespace")
         self.session_id = None if session_id is None else check_name(session_id, "session_id")
         self.k = check_int(k, "k")
-        self.memory_type = memory_type
+        self.memory_type = check_memory_type(memory_type)
         self.now = now
 
     def _now(self) -> datetime:
