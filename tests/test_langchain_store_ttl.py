@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from cogmem import CognitiveMemory, InvalidInputError
-from cogmem.testing import HashingEmbedder
 from langchain_cogmem import CognitiveMemoryStore, encode_namespace
 
 T0 = datetime(2026, 5, 1, 8, 0, tzinfo=timezone.utc)
@@ -29,13 +27,6 @@ class Clock:
 
 
 @pytest.fixture
-def memory() -> Iterator[CognitiveMemory]:
-    mem = CognitiveMemory(embedder=HashingEmbedder())
-    yield mem
-    mem.close()
-
-
-@pytest.fixture
 def clock() -> Clock:
     return Clock()
 
@@ -44,8 +35,8 @@ def keys(items: list) -> list[str]:  # type: ignore[type-arg]
     return [i.key for i in items]
 
 
-def test_an_item_is_gone_when_its_ttl_runs_out(memory: CognitiveMemory, clock: Clock) -> None:
-    store = CognitiveMemoryStore(memory, now=clock)
+def test_an_item_is_gone_when_its_ttl_runs_out(mem: CognitiveMemory, clock: Clock) -> None:
+    store = CognitiveMemoryStore(mem, now=clock)
     assert store.supports_ttl
     store.put(NS, "otp", {"text": "one-time code 4711"}, ttl=10)
     store.put(NS, "diet", {"text": "Ana is vegetarian"})
@@ -56,14 +47,14 @@ def test_an_item_is_gone_when_its_ttl_runs_out(memory: CognitiveMemory, clock: C
     assert store.get(NS, "otp") is None
     assert keys(store.search(NS, query="one-time code")) == ["diet"]
     assert keys(store.search(NS)) == ["diet"]
-    assert memory.count(encode_namespace(NS)) == 2  # kept until a sweep
+    assert mem.count(encode_namespace(NS)) == 2  # kept until a sweep
     assert store.sweep_ttl() == 1
-    assert memory.count(encode_namespace(NS)) == 1
+    assert mem.count(encode_namespace(NS)) == 1
     assert store.list_namespaces() == [NS]
 
 
-def test_a_read_refreshes_the_ttl_unless_told_not_to(memory: CognitiveMemory, clock: Clock) -> None:
-    store = CognitiveMemoryStore(memory, now=clock)
+def test_a_read_refreshes_the_ttl_unless_told_not_to(mem: CognitiveMemory, clock: Clock) -> None:
+    store = CognitiveMemoryStore(mem, now=clock)
     store.put(NS, "a", {"text": "parking level 3"}, ttl=10)
     store.put(NS, "b", {"text": "parking level 4"}, ttl=10)
     clock.advance(8)
@@ -73,37 +64,37 @@ def test_a_read_refreshes_the_ttl_unless_told_not_to(memory: CognitiveMemory, cl
     assert keys(store.search(NS, query="parking level")) == ["a"]  # and refreshed again
     clock.advance(9)
     assert store.get(NS, "a") is not None
-    quiet = CognitiveMemoryStore(memory, now=clock, ttl={"refresh_on_read": False})
+    quiet = CognitiveMemoryStore(mem, now=clock, ttl={"refresh_on_read": False})
     clock.advance(9)
     assert quiet.get(NS, "a") is not None  # not refreshed: T0 + 24 + 10
     clock.advance(2)
     assert quiet.get(NS, "a") is None
 
 
-def test_default_ttl_from_the_config(memory: CognitiveMemory, clock: Clock) -> None:
-    store = CognitiveMemoryStore(memory, now=clock, ttl={"default_ttl": 5})
+def test_default_ttl_from_the_config(mem: CognitiveMemory, clock: Clock) -> None:
+    store = CognitiveMemoryStore(mem, now=clock, ttl={"default_ttl": 5})
     store.put(NS, "short", {"text": "a passing note"})
     store.put(NS, "kept", {"text": "a lasting note"}, ttl=None)
-    assert memory.get("short", namespace=encode_namespace(NS), now=T0).expires_at == T0 + timedelta(
+    assert mem.get("short", namespace=encode_namespace(NS), now=T0).expires_at == T0 + timedelta(
         minutes=5
     )
     clock.advance(6)
     assert keys(store.search(NS)) == ["kept"]
 
 
-def test_a_put_after_expiry_starts_the_item_afresh(memory: CognitiveMemory, clock: Clock) -> None:
-    store = CognitiveMemoryStore(memory, now=clock)
+def test_a_put_after_expiry_starts_the_item_afresh(mem: CognitiveMemory, clock: Clock) -> None:
+    store = CognitiveMemoryStore(mem, now=clock)
     store.put(NS, "k", {"text": "first"}, ttl=1)
     clock.advance(2)
     store.put(NS, "k", {"text": "second"})
     item = store.get(NS, "k")
     assert item is not None and item.value == {"text": "second"}
     assert item.created_at == clock.time  # the expired item is gone, not updated
-    assert memory.get("k", namespace=encode_namespace(NS), now=clock.time).expires_at is None
+    assert mem.get("k", namespace=encode_namespace(NS), now=clock.time).expires_at is None
 
 
-def test_the_sweeper_thread_sweeps_at_once_and_stops(memory: CognitiveMemory, clock: Clock) -> None:
-    store = CognitiveMemoryStore(memory, now=clock, ttl={"sweep_interval_minutes": 60})
+def test_the_sweeper_thread_sweeps_at_once_and_stops(mem: CognitiveMemory, clock: Clock) -> None:
+    store = CognitiveMemoryStore(mem, now=clock, ttl={"sweep_interval_minutes": 60})
     store.put(NS, "gone", {"text": "x"}, ttl=1)
     store.put(NS, "kept", {"text": "y"})
     clock.advance(2)
@@ -111,14 +102,14 @@ def test_the_sweeper_thread_sweeps_at_once_and_stops(memory: CognitiveMemory, cl
     assert store.start_ttl_sweeper() is future  # one sweeper at a time
     assert store.stop_ttl_sweeper(timeout=30)
     future.result(timeout=30)
-    assert [r.id for r in memory.records(encode_namespace(NS))] == ["kept"]
+    assert [r.id for r in mem.records(encode_namespace(NS))] == ["kept"]
 
-    plain = CognitiveMemoryStore(memory, now=clock)
+    plain = CognitiveMemoryStore(mem, now=clock)
     assert plain.start_ttl_sweeper().done()  # no TTLConfig: nothing to run
 
 
-def test_a_bad_ttl_config_is_refused(memory: CognitiveMemory) -> None:
+def test_a_bad_ttl_config_is_refused(mem: CognitiveMemory) -> None:
     with pytest.raises(InvalidInputError, match="default_tll"):
-        CognitiveMemoryStore(memory, ttl={"default_tll": 5})  # type: ignore[typeddict-unknown-key]
+        CognitiveMemoryStore(mem, ttl={"default_tll": 5})  # type: ignore[typeddict-unknown-key]
     with pytest.raises(InvalidInputError, match="positive"):
-        CognitiveMemoryStore(memory, ttl={"default_ttl": 0})
+        CognitiveMemoryStore(mem, ttl={"default_ttl": 0})
