@@ -28,6 +28,7 @@ from .errors import (
     MemoryNotFoundError,
     ModelNotFoundError,
     ReadOnlyError,
+    StageError,
     StorageError,
     StoreError,
     StoreLockedError,
@@ -38,6 +39,7 @@ from .packing import render
 from .records import Explanation, MemoryRecord, SearchResult, WriteOutcome
 from .retention import half_life_days, reinforce, retention
 from .scoring import retention_score
+from .stages import Stages
 
 __version__ = "0.1.0"
 
@@ -67,6 +69,8 @@ __all__ = [
     "ModelNotFoundError",
     "ReadOnlyError",
     "SearchResult",
+    "StageError",
+    "Stages",
     "StorageError",
     "StoreError",
     "StoreLockedError",

@@ -128,6 +128,14 @@ class CognitiveMemoryConfig:
     weighted_dense_weight: float = 0.7
     k_dense: int = 50
     k_sparse: int = 50
+    # Optional stages (cogmem.stages, seed 004): each query variant (the query, its expansions,
+    # a HyDE document) is a list; lists are fused with these weights and a top-rank bonus, and
+    # a reranker reorders the first k_rerank.
+    query_list_weight: float = 2.0
+    variant_list_weight: float = 1.0
+    rank_bonus_first: float = 0.05
+    rank_bonus_top3: float = 0.02
+    k_rerank: int = 20
 
     # --- assembly (§4) ---
     top_k: int = 10
@@ -215,6 +223,10 @@ class CognitiveMemoryConfig:
             "dedup_stability_gain",
             "link_gain",
             "disk_reserve_mb",
+            "query_list_weight",
+            "variant_list_weight",
+            "rank_bonus_first",
+            "rank_bonus_top3",
         ):
             _number(self, name, low=0.0)
         for name in (
@@ -253,6 +265,7 @@ class CognitiveMemoryConfig:
             "conflict_scan",
             "top_k",
             "core_promotion_access_count",
+            "k_rerank",
         ):
             _integer(self, name, low=1)
         _integer(self, "core_promotion_sessions", low=1)

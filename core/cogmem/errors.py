@@ -24,6 +24,7 @@ __all__ = [
     "MemoryNotFoundError",
     "ModelNotFoundError",
     "ReadOnlyError",
+    "StageError",
     "StorageError",
     "StoreError",
     "StoreLockedError",
@@ -113,6 +114,11 @@ class SummarizerError(CogmemError):
     def __init__(self, message: str, texts: Sequence[str]) -> None:
         super().__init__(message)
         self.texts: tuple[str, ...] = tuple(texts)
+
+
+class StageError(CogmemError):
+    """An optional retrieval stage (query expansion, HyDE, a reranker; :mod:`cogmem.stages`)
+    failed or returned something it cannot use. The search it was part of changed nothing."""
 
 
 class StoreError(CogmemError):

@@ -21,6 +21,7 @@ from .errors import InvalidInputError, InvalidTypeError
 from .lock import lock_folder
 from .namespaces import Namespaces
 from .packing import TokenCounter, char_token_count, tiktoken_counter
+from .stages import Stages
 
 __all__ = ["MemoryHandle"]
 
@@ -44,6 +45,7 @@ class MemoryHandle:
         index_dir: str | Path | None = None,
         dedup_judge: Judge | None = None,
         read_only: bool = False,
+        stages: Stages | None = None,
     ) -> None:
         if path is not None and client is not None:
             raise InvalidInputError("pass either path= or client=, not both")
@@ -56,6 +58,9 @@ class MemoryHandle:
         check_callable(dedup_judge, "dedup_judge", "(str, str) -> bool")
         self.config = config or CognitiveMemoryConfig()
         self.dedup_judge = dedup_judge
+        if stages is not None and not isinstance(stages, Stages):
+            raise InvalidTypeError(f"stages must be a cogmem.Stages, got {type(stages).__name__}")
+        self.stages = stages if stages is not None else Stages()
         self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
         self._count_tokens: TokenCounter = (
             tiktoken_counter() if self.config.token_counter == "tiktoken" else char_token_count

@@ -31,7 +31,7 @@ from .checks import (
 )
 from .clients import DEFAULT_NAMESPACE
 from .consolidation import ConsolidationReport, MaintenanceReport, Summarizer, superseded
-from .embedding import embed_query_vector
+from .embedding import embed_query_vector, embed_texts
 from .errors import InvalidInputError, InvalidTypeError, MemoryNotFoundError
 from .filters import compile_filters
 from .handle import MemoryHandle
@@ -76,6 +76,8 @@ class CognitiveMemory(MemoryHandle):
             write the words alone cannot settle (an inflection, a plain word added): ``True``
             merges it. Default ``None``: such a write is stored. Each adapter builds one from
             a model (``dedup_judge_from``).
+        stages: Optional retrieval stages (:class:`~cogmem.stages.Stages`: query expansion,
+            HyDE, a reranker), each off by default; settable later as ``memory.stages``.
         read_only: Open a folder store for reading only: it is never written (no
             reinforcement, no saved index, a write raises :class:`~cogmem.errors.ReadOnlyError`),
             any number of processes may read it at once, and none may write it meanwhile.
@@ -527,6 +529,8 @@ class CognitiveMemory(MemoryHandle):
             diversity=diversity,
             filters=filters,
             embed=lambda text: embed_query_vector(self.embedder, text),
+            stages=self.stages,
+            embed_document=lambda text: embed_texts(self.embedder, [text])[0],
         )
         with self._lock:
             found = self._spaces.get(namespace)

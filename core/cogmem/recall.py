@@ -3,6 +3,8 @@
 :func:`recall` runs one namespace's search as a sequence of small steps, each readable alone::
 
     candidates      the dense and the lexical list, under one filter        (found by the query)
+    widened         each query variant's lists fused in (expansion, HyDE)   (cogmem.stages)
+    reranked        the most relevant reordered by a reranker               (cogmem.stages)
     context         episodes formed next to the best-matching episodes      (via="context")
     associations    memories linked to the best-matching ones               (via="association")
     score           relevance · R^α · penalties, explained                  (cogmem.scoring)
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -34,6 +36,16 @@ from .packing import TokenCounter, mmr_order, pack
 from .records import MemoryRecord, SearchResult
 from .retention import reinforce
 from .scoring import Candidate, fuse, score_candidates
+from .stages import (
+    Rerank,
+    Stages,
+    Variant,
+    call_expand,
+    call_hyde,
+    call_rerank,
+    fuse_lists,
+    reranked,
+)
 from .store import FloatArray
 
 __all__ = [
@@ -86,6 +98,9 @@ class Query:
         where: The filter as a Chroma ``where`` clause (the dense list's narrow-filter scan).
         allowed: The same filter as a predicate on records, which also refuses a memory
             expired at ``now``.
+        variants: The query's expansions and HyDE text, each searched as a list of its own
+            (:mod:`cogmem.stages`); empty when those stages are off.
+        rerank: The reranker of the most relevant memories, or ``None``.
     """
 
     text: str
@@ -99,6 +114,8 @@ class Query:
     diversity: bool
     where: Where
     allowed: Callable[[MemoryRecord], bool]
+    variants: tuple[Variant, ...] = ()
+    rerank: Rerank | None = None
 
     @classmethod
     def checked(
@@ -115,12 +132,17 @@ class Query:
         diversity: bool,
         filters: Mapping[str, Any] | None,
         embed: Callable[[str], FloatArray],
+        stages: Stages | None = None,
+        embed_document: Callable[[str], FloatArray] | None = None,
     ) -> Query:
         """A search's arguments checked (``None``: the config's default), and its cue embedded
-        with ``embed`` (last, once everything else checked out).
+        with ``embed`` (last, once everything else checked out); then the ``stages`` that
+        rewrite the query asked (expansions embedded as queries, a HyDE text as a document,
+        with ``embed_document``).
 
         Raises:
             InvalidInputError / InvalidTypeError: An argument is wrong (names it).
+            StageError: A stage failed.
         """
         cue = check_text(text, "query")
         search_mode = config.mode if mode is None else mode
@@ -141,8 +163,32 @@ class Query:
         def allowed(record: MemoryRecord) -> bool:  # expired memories are gone for search
             return passes(record) and not record.expired(now)
 
+        vector = embed(cue)
+        stages = stages or Stages()
+        variants = [
+            Variant(f"expansion {n}", text, embed(text), config.variant_list_weight)
+            for n, text in enumerate(
+                call_expand(stages.expand, cue) if stages.expand else [], start=1
+            )
+        ]
+        hyde = call_hyde(stages.hyde, cue) if stages.hyde else ""
+        if hyde:
+            embed_hyde = embed_document or embed
+            variants.append(Variant("hyde", hyde, embed_hyde(hyde), config.variant_list_weight))
         return cls(
-            cue, embed(cue), search_mode, now, k, budget, float(floor), deep, spread, where, allowed
+            cue,
+            vector,
+            search_mode,
+            now,
+            k,
+            budget,
+            float(floor),
+            deep,
+            spread,
+            where,
+            allowed,
+            tuple(variants),
+            stages.rerank,
         )
 
 
@@ -155,6 +201,10 @@ def recall(
     """The results of ``query`` in ``namespace``, best first, each explained."""
     found = candidates(namespace, query, config)
     fused = fuse(found, query.mode, config)  # neighbours found next add nothing to it
+    if query.variants:
+        found, fused = widened(namespace, query, found, fused, config)
+    if query.rerank is not None:
+        found, fused = reranked_candidates(query, found, fused, config)
     found += context(namespace, found, fused, query.allowed, config)
     found += associations(namespace, found, fused, query.allowed, query.now, config)
     # Without a token budget or diversity, packing takes the first k: explain only those.
@@ -254,6 +304,59 @@ def candidates(
         for i in keep
         if i in cosine
     ]
+
+
+def widened(
+    namespace: Namespace,
+    query: Query,
+    found: list[Candidate],
+    fused: Mapping[str, float],
+    config: CognitiveMemoryConfig,
+) -> tuple[list[Candidate], dict[str, float]]:
+    """The candidates and relevance once each query variant's list is fused in
+    (:func:`cogmem.stages.fuse_lists`). A memory only a variant found is explained against
+    the query itself: its cosine and BM25 for the query, no rank in the query's lists."""
+    known = {c.memory.id: c for c in found}
+    lists: list[tuple[str, float, Mapping[str, float]]] = [
+        ("query", config.query_list_weight, fused)
+    ]
+    for variant in query.variants:
+        asked = replace(query, text=variant.text, vector=variant.vector, variants=())
+        theirs = candidates(namespace, asked, config)
+        lists.append((variant.name, variant.weight, fuse(theirs, query.mode, config)))
+        for c in theirs:
+            known.setdefault(c.memory.id, replace(c, dense_rank=None, lexical_rank=None))
+    new = [i for i, c in known.items() if i not in fused]
+    if new:
+        tokens = namespace.tokens(query.text)
+        bm25 = namespace.bm25_scores(tokens, new) if query.mode != "dense" else {}
+        cosine = _cosines(query.vector, {i: v for i in new if (v := known[i].vector) is not None})
+        for i in new:
+            known[i] = replace(
+                known[i], cosine=cosine.get(i, 0.0), bm25=bm25.get(i) if bm25 else None
+            )
+    relevance, notes = fuse_lists(lists, config.rank_bonus_first, config.rank_bonus_top3)
+    return [replace(c, stages=notes.get(i, {})) for i, c in known.items()], relevance
+
+
+def reranked_candidates(
+    query: Query,
+    found: list[Candidate],
+    fused: Mapping[str, float],
+    config: CognitiveMemoryConfig,
+) -> tuple[list[Candidate], dict[str, float]]:
+    """The ``k_rerank`` most relevant candidates reordered by the query's reranker
+    (:func:`cogmem.stages.reranked`); the rest as they were."""
+    texts = {c.memory.id: c.memory.text for c in found}
+    top = sorted(fused, key=lambda i: (-fused[i], i))[: config.k_rerank]
+    if query.rerank is None or not top:
+        return found, dict(fused)
+    scores = call_rerank(query.rerank, query.text, [texts[i] for i in top])
+    relevance, notes = reranked(fused, dict(zip(top, scores, strict=True)))
+    return [
+        replace(c, stages={**c.stages, **notes[c.memory.id]}) if c.memory.id in notes else c
+        for c in found
+    ], relevance
 
 
 def _cosines(query: FloatArray, vectors: Mapping[str, FloatArray]) -> dict[str, float]:

@@ -156,6 +156,10 @@ class Explanation:
         decay_factor: ``R ** alpha``.
         penalties: Named multiplicative penalties, e.g. ``{"deep_recall": 0.5}``.
         score: The final score.
+        stages: What the optional retrieval stages (:mod:`cogmem.stages`) said of it: the
+            rank in each list that found it (``"query #"``, ``"expansion 1 #"``,
+            ``"hyde #"``), its ``"rank bonus"``, the reranker's ``"rerank"`` score and
+            ``"rerank #"``; empty when no stage is on.
     """
 
     mode: str
@@ -173,9 +177,11 @@ class Explanation:
     via: str = "search"
     source_id: str | None = None
     newer_version_id: str | None = None
+    stages: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "penalties", frozendict(self.penalties))
+        object.__setattr__(self, "stages", frozendict(self.stages))
 
     def as_dict(self) -> dict[str, Any]:
         """A plain dict (JSON-friendly) of every field."""
@@ -194,6 +200,7 @@ class Explanation:
             "via": self.via,
             "source_id": self.source_id,
             "newer_version_id": self.newer_version_id,
+            "stages": dict(self.stages),
             "score": self.score,
         }
 
@@ -210,7 +217,15 @@ class Explanation:
             ranks.append(f"via {self.via} from {self.source_id}")
         if self.newer_version_id is not None:
             ranks.append(f"newer version {self.newer_version_id}")
+        ranks.extend(_stage_part(name, value) for name, value in self.stages.items())
         return " ".join(parts) + (f"  ({'; '.join(ranks)})" if ranks else "")
+
+
+def _stage_part(name: str, value: float) -> str:
+    """``expansion 1 #2``, ``rank bonus 0.008``, ``rerank 7.31``."""
+    if name.endswith(" #"):
+        return f"{name}{int(value)}"
+    return f"{name} {value:.3g}" if name == "rerank" else f"{name} {value:.3f}"
 
 
 def _bm25_part(rank: int, score: float) -> str:

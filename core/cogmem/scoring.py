@@ -89,6 +89,8 @@ class Candidate:
             ``association`` (reached through a link).
         inherited: For ``context``/``association`` candidates: the relevance they inherit.
         source_id: For ``context``/``association`` candidates: the memory they were reached from.
+        stages: What the optional retrieval stages said of it (see
+            :attr:`~cogmem.records.Explanation.stages`).
     """
 
     memory: MemoryRecord
@@ -100,6 +102,7 @@ class Candidate:
     via: Via = "search"
     inherited: float = 0.0
     source_id: str | None = None
+    stages: Mapping[str, float] = _EMPTY
 
 
 def retention_score(relevance: float, retention_value: float, alpha: float) -> float:
@@ -454,5 +457,6 @@ def _result(s: _Scored, mode: str, versions: Mapping[str, tuple[float, str]]) ->
         source_id=c.source_id,
         newer_version_id=versions[c.memory.id][1] if c.memory.id in versions else None,
         score=score,
+        stages=c.stages,
     )
     return SearchResult(memory=c.memory, score=score, explanation=explanation)
