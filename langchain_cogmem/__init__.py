@@ -10,6 +10,9 @@
   for the user's message before each model call, remembers each turn after it.
 * :func:`memory_tools` — ``search_memory``, ``remember``, ``forget``, ``update_memory`` as
   tools an agent calls itself.
+* :func:`expander_from`, :func:`hyde_from` — query expansion and HyDE from a chat model;
+  :func:`reranker_from` — a document compressor or cross-encoder as cogmem's reranker
+  (``CognitiveMemory(stages=cogmem.Stages(...))``).
 * :func:`summarizer_from` — any chat model or Runnable as cogmem's consolidation summarizer;
   :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
   :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
@@ -35,8 +38,15 @@ if TYPE_CHECKING:
     from .judges import conflict_detector_from, dedup_judge_from
     from .memory import CognitiveConversationMemory
     from .middleware import CognitiveMemoryMiddleware
-    from .prompts import DEFAULT_CONFLICT_PROMPT, DEFAULT_DEDUP_PROMPT, DEFAULT_SUMMARY_PROMPT
+    from .prompts import (
+        DEFAULT_CONFLICT_PROMPT,
+        DEFAULT_DEDUP_PROMPT,
+        DEFAULT_EXPAND_PROMPT,
+        DEFAULT_HYDE_PROMPT,
+        DEFAULT_SUMMARY_PROMPT,
+    )
     from .retriever import CognitiveMemoryRetriever, result_to_document
+    from .stages import expander_from, hyde_from, reranker_from
     from .store import (
         CognitiveMemoryStore,
         CognitiveSearchItem,
@@ -50,6 +60,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
     "DEFAULT_DEDUP_PROMPT",
+    "DEFAULT_EXPAND_PROMPT",
+    "DEFAULT_HYDE_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
     "CognitiveConversationMemory",
     "CognitiveMemoryMiddleware",
@@ -62,9 +74,12 @@ __all__ = [
     "decode_namespace",
     "dedup_judge_from",
     "encode_namespace",
+    "expander_from",
+    "hyde_from",
     "matches_filter",
     "memory_tools",
     "parse_yes_no",
+    "reranker_from",
     "result_to_document",
     "summarizer_from",
 ]
@@ -87,9 +102,16 @@ _LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "prompts": (
         "langchain-core",
-        ("DEFAULT_CONFLICT_PROMPT", "DEFAULT_DEDUP_PROMPT", "DEFAULT_SUMMARY_PROMPT"),
+        (
+            "DEFAULT_CONFLICT_PROMPT",
+            "DEFAULT_DEDUP_PROMPT",
+            "DEFAULT_EXPAND_PROMPT",
+            "DEFAULT_HYDE_PROMPT",
+            "DEFAULT_SUMMARY_PROMPT",
+        ),
     ),
     "summarizer": ("langchain-core", ("summarizer_from",)),
+    "stages": ("langchain-core", ("expander_from", "hyde_from", "reranker_from")),
     "judges": ("langchain-core", ("conflict_detector_from", "dedup_judge_from")),
 }
 

@@ -14,6 +14,9 @@
   ``FunctionTool`` s for agents (``FunctionAgent``, ``ReActAgent``).
 * :class:`LlamaIndexEmbedder` — any LlamaIndex ``BaseEmbedding`` as cogmem's embedder;
   :class:`CogmemEmbedding` — a cogmem embedder (offline MiniLM) as a ``BaseEmbedding``.
+* :func:`expander_from`, :func:`hyde_from` — query expansion and HyDE from an LLM;
+  :func:`reranker_from` — a reranking node postprocessor as cogmem's reranker
+  (``CognitiveMemory(stages=cogmem.Stages(...))``).
 * :func:`summarizer_from` — any LlamaIndex LLM as cogmem's consolidation summarizer;
   :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
   :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
@@ -39,19 +42,28 @@ if TYPE_CHECKING:
     from .judges import conflict_detector_from, dedup_judge_from
     from .memory_block import CognitiveMemoryBlock
     from .postprocessor import RetentionPostprocessor
-    from .prompts import DEFAULT_CONFLICT_PROMPT, DEFAULT_DEDUP_PROMPT, DEFAULT_SUMMARY_PROMPT
+    from .prompts import (
+        DEFAULT_CONFLICT_PROMPT,
+        DEFAULT_DEDUP_PROMPT,
+        DEFAULT_EXPAND_PROMPT,
+        DEFAULT_HYDE_PROMPT,
+        DEFAULT_SUMMARY_PROMPT,
+    )
     from .retriever import (
         DEFAULT_LLM_METADATA_KEYS,
         CognitiveMemoryRetriever,
         MemoryNode,
         result_to_node,
     )
+    from .stages import expander_from, hyde_from, reranker_from
     from .summarizer import summarizer_from
     from .tools import memory_tools
 
 __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
     "DEFAULT_DEDUP_PROMPT",
+    "DEFAULT_EXPAND_PROMPT",
+    "DEFAULT_HYDE_PROMPT",
     "DEFAULT_LLM_METADATA_KEYS",
     "DEFAULT_SUMMARY_PROMPT",
     "CogmemEmbedding",
@@ -66,8 +78,11 @@ __all__ = [
     "UnsupportedFilterError",
     "conflict_detector_from",
     "dedup_judge_from",
+    "expander_from",
+    "hyde_from",
     "memory_tools",
     "parse_yes_no",
+    "reranker_from",
     "result_to_node",
     "summarizer_from",
     "to_cogmem_filters",
@@ -85,9 +100,16 @@ _LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
     "embedding": (_CORE, ("CogmemEmbedding", "LlamaIndexEmbedder")),
     "prompts": (
         _CORE,
-        ("DEFAULT_CONFLICT_PROMPT", "DEFAULT_DEDUP_PROMPT", "DEFAULT_SUMMARY_PROMPT"),
+        (
+            "DEFAULT_CONFLICT_PROMPT",
+            "DEFAULT_DEDUP_PROMPT",
+            "DEFAULT_EXPAND_PROMPT",
+            "DEFAULT_HYDE_PROMPT",
+            "DEFAULT_SUMMARY_PROMPT",
+        ),
     ),
     "summarizer": (_CORE, ("summarizer_from",)),
+    "stages": (_CORE, ("expander_from", "hyde_from", "reranker_from")),
     "judges": (_CORE, ("conflict_detector_from", "dedup_judge_from")),
     "filters": (_CORE, ("to_cogmem_filters",)),
     "tools": (_CORE, ("memory_tools",)),

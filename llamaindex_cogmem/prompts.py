@@ -1,7 +1,9 @@
 """cogmem's default prompts as LlamaIndex chat templates: ``DEFAULT_CONFLICT_PROMPT``
-(``{first}``, ``{second}``), ``DEFAULT_DEDUP_PROMPT`` (``{first}``: the stored memory, ``{second}``:
-the new write) and ``DEFAULT_SUMMARY_PROMPT`` (``{memories}``, ``{count}``). Their texts are the
-core's (:mod:`cogmem.judges`, :mod:`cogmem.summaries`)."""
+(``{first}``, ``{second}``), ``DEFAULT_DEDUP_PROMPT`` (``{first}``: the stored memory,
+``{second}``: the new write), ``DEFAULT_SUMMARY_PROMPT`` (``{memories}``, ``{count}``),
+``DEFAULT_EXPAND_PROMPT`` (``{query}``, ``{count}``) and ``DEFAULT_HYDE_PROMPT`` (``{query}``).
+Their texts are the core's (:mod:`cogmem.judges`, :mod:`cogmem.summaries`,
+:mod:`cogmem.stage_models`)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,16 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.prompts import ChatPromptTemplate
 
 from cogmem.judges import CONFLICT, RESTATEMENT
+from cogmem.stage_models import EXPAND, HYDE
 from cogmem.summaries import HUMAN, SYSTEM
 
-__all__ = ["DEFAULT_CONFLICT_PROMPT", "DEFAULT_DEDUP_PROMPT", "DEFAULT_SUMMARY_PROMPT"]
+__all__ = [
+    "DEFAULT_CONFLICT_PROMPT",
+    "DEFAULT_DEDUP_PROMPT",
+    "DEFAULT_EXPAND_PROMPT",
+    "DEFAULT_HYDE_PROMPT",
+    "DEFAULT_SUMMARY_PROMPT",
+]
 
 
 def chat_prompt(system: str, user: str) -> ChatPromptTemplate:
@@ -27,3 +36,5 @@ def chat_prompt(system: str, user: str) -> ChatPromptTemplate:
 DEFAULT_CONFLICT_PROMPT = chat_prompt(CONFLICT.system, CONFLICT.human)
 DEFAULT_DEDUP_PROMPT = chat_prompt(RESTATEMENT.system, RESTATEMENT.human)
 DEFAULT_SUMMARY_PROMPT = chat_prompt(SYSTEM, HUMAN)
+DEFAULT_EXPAND_PROMPT = chat_prompt(EXPAND.system, EXPAND.human)
+DEFAULT_HYDE_PROMPT = chat_prompt(HYDE.system, HYDE.human)

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
 from typing import Literal, NamedTuple
@@ -382,9 +382,14 @@ def score_candidates(
     relevance: dict[str, float] = {}
     for c in candidates:
         rel = fused.get(c.memory.id, 0.0) if c.via == "search" else c.inherited
-        if c.memory.id not in by_id or rel > relevance[c.memory.id]:
+        held = by_id.get(c.memory.id)
+        if held is None or rel > relevance[c.memory.id]:
+            if held is not None and held.stages and not c.stages:
+                c = replace(c, stages=held.stages)  # what the stages said of it still holds
             by_id[c.memory.id] = c
             relevance[c.memory.id] = rel
+        elif c.stages and not held.stages:
+            by_id[c.memory.id] = replace(held, stages=c.stages)
     unique = list(by_id.values())
     retentions = {c.memory.id: retention(c.memory, now, config) for c in unique}
     versions = newer_version_penalties(unique, relevance, retentions, config)
