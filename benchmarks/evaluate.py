@@ -32,7 +32,7 @@ from benchmarks.common import (  # noqa: E402
     summarize_locomo,
     update_success,
 )
-from cogmem import CognitiveMemory, CognitiveMemoryConfig, MemoryInput  # noqa: E402
+from cogmem import CognitiveMemory, CognitiveMemoryConfig, MemoryInput, Stages  # noqa: E402
 
 __all__ = ["NO_DECAY", "CachedEmbedder", "locomo", "real_embedder", "updates"]
 
@@ -71,11 +71,13 @@ def locomo(
     mode: str = "hybrid",
     k: int = 10,
     conversations: Sequence[Any] | None = None,
+    stages: Stages | None = None,
 ) -> dict[str, Any]:
-    """LoCoMo recall@k/hit@k (overall and per category) for one configuration."""
+    """LoCoMo recall@k/hit@k (overall and per category) for one configuration (and optional
+    retrieval stages)."""
     rows: list[dict[str, Any]] = []
     for conv in conversations if conversations is not None else load_locomo():
-        mem = CognitiveMemory(embedder=embedder, config=config)
+        mem = CognitiveMemory(embedder=embedder, config=config, stages=stages)
         mem.add_many(
             [MemoryInput(text=t.text, id=t.id, created_at=t.created_at) for t in conv.turns],
             now=conv.now,

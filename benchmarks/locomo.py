@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import load_locomo
 from benchmarks.evaluate import NO_DECAY, locomo, real_embedder
 from benchmarks.peers_locomo import run as run_peers
+from benchmarks.stand_ins import STAND_INS
 from cogmem import CognitiveMemoryConfig
 
 PEERS = (
@@ -50,6 +51,12 @@ def main() -> None:
             print(f"cogmem {mode} {decay}: {summary['overall']}", file=sys.stderr, flush=True)
     rrf = locomo(config.replace(fusion="rrf"), embedder, conversations=conversations)
     cogmem["hybrid-rrf/decay_on"] = rrf
+    # The optional stages with deterministic stand-ins (benchmarks/stand_ins.py): the
+    # plumbing's effect, not any model's.
+    for name, stages in STAND_INS.items():
+        row = locomo(config, embedder, conversations=conversations, stages=stages)
+        cogmem[f"hybrid+{name}(stand-in)/decay_on"] = row
+        print(f"cogmem hybrid+{name} (stand-in): {row['overall']}", file=sys.stderr, flush=True)
     out["cogmem"] = cogmem
     peers = run_peers(list(PEERS), 10, "minilm", True)
     out["peers"] = {name: p["overall"] for name, p in peers["peers"].items()}

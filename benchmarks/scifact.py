@@ -68,6 +68,7 @@ from benchmarks.common import (  # noqa: E402
     recall_at_k,
     rss_peak_mb,
 )
+from benchmarks.stand_ins import STAND_INS  # noqa: E402
 
 __all__ = [
     "CREATED_AT",
@@ -204,8 +205,10 @@ def run_cogmem(
     qrels: Mapping[str, Mapping[str, int]],
     modes: Sequence[str],
     k: int,
+    stages: Any = None,
 ) -> dict[str, dict[str, Any]]:
-    """One store with ``config``; every query searched in each of ``modes``; scores per mode.
+    """One store with ``config`` (and optional retrieval ``stages``); every query searched in
+    each of ``modes``; scores per mode.
 
     Each mode is read ``POOL`` deep (its first ``k`` are exactly a top-``k`` search: ``top_k``
     only cuts the sorted list), so recall@POOL tells how much a candidate list holds.
@@ -213,7 +216,7 @@ def run_cogmem(
     from cogmem import CognitiveMemory, MemoryInput
 
     with Timer() as t_build:
-        mem = CognitiveMemory(embedder=embedder, config=config)
+        mem = CognitiveMemory(embedder=embedder, config=config, stages=stages)
         mem.add_many(
             [
                 MemoryInput(text=t, id=i, memory_type="semantic", created_at=CREATED_AT)
@@ -355,6 +358,13 @@ def run(
         )["hybrid"]
         cogmem["hybrid-rrf/decay_on"] = rrf
         _log(f"cogmem hybrid rrf: {_brief(rrf, k)}")
+        # The optional stages with deterministic stand-ins (benchmarks/stand_ins.py).
+        for name, stages in STAND_INS.items():
+            row = run_cogmem(
+                config, embedder, doc_ids, texts, queries, qrels, ("hybrid",), k, stages
+            )["hybrid"]
+            cogmem[f"hybrid+{name}(stand-in)/decay_on"] = row
+            _log(f"cogmem hybrid+{name} (stand-in): {_brief(row, k)}")
         out["cogmem"] = cogmem
 
         out["peers"] = {}

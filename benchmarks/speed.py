@@ -976,6 +976,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         for size in sizes:
             report["sizes"][str(size)] = run_size(size, args, root)
+        if "cogmem" in args.systems:  # what each optional retrieval stage adds to a search
+            from benchmarks.stage_costs import measure
+
+            at = 10_000 if 10_000 in sizes else min(sizes)
+            log(f"stage costs at N={at}")
+            report["stage_costs"] = measure(at, args.queries)
     finally:
         if not args.workdir:
             shutil.rmtree(root, ignore_errors=True)
