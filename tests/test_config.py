@@ -15,7 +15,9 @@ def test_spec_defaults() -> None:
     assert c.deep_recall_penalty == 0.5
     assert c.contradiction_penalty == 0.3
     assert (c.rrf_k, c.k_dense, c.k_sparse) == (60, 50, 50)
-    assert (c.bm25_k1, c.bm25_b) == (1.5, 0.75)
+    assert (c.bm25_k1, c.bm25_b) == (1.2, 0.4)  # short memories: lift_variants.json
+    assert (c.query_list_weight, c.variant_list_weight, c.k_rerank) == (2.0, 1.0, 20)
+    assert (c.rank_bonus_first, c.rank_bonus_top3) == (0.05, 0.02)
     assert c.dedup_threshold == 0.92
     assert c.consolidation_group_size == 5
     assert c.graph_expansion_hops == 1

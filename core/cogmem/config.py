@@ -145,8 +145,8 @@ class CognitiveMemoryConfig:
     mmr_lambda: float = 0.6
 
     # --- lexical index (§5) ---
-    bm25_k1: float = 1.5
-    bm25_b: float = 0.75
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.4
     bm25_epsilon: float = 0.25
     stemmer_language: str = "english"
 
