@@ -364,6 +364,78 @@ def test_search_works_or_is_refused_and_never_writes_without_reinforce(
     assert snapshot(memory) == before
 
 
+# Valid input only: what it returns is pinned (a search that always refused would fail here).
+valid_text = unicode_text.filter(str.strip)
+valid_now = st.datetimes(
+    min_value=datetime(1700, 1, 2), max_value=datetime(2199, 12, 31), timezones=offsets
+)
+valid_search_kwargs = st.fixed_dictionaries(
+    {"query": valid_text},
+    optional={
+        "top_k": st.integers(1, 50),
+        "token_budget": st.one_of(st.none(), st.integers(1, 500)),
+        "mode": st.sampled_from(["dense", "lexical", "hybrid"]),
+        "deep_recall": st.booleans(),
+        "now": valid_now,
+        "namespace": st.sampled_from(["default", "other", "new-ns"]),
+        "session_id": st.one_of(st.none(), names),
+        "min_score": st.one_of(st.none(), st.floats(-1, 2)),
+        "diversity": st.booleans(),
+        "filters": st.one_of(st.none(), st.just({"memory_type": "semantic"})),
+    },
+)
+
+
+@SETTINGS
+@given(kwargs=valid_search_kwargs)
+def test_valid_search_always_answers_best_first_within_top_k(
+    memory: CognitiveMemory, kwargs: dict[str, Any]
+) -> None:
+    results = memory.search(**kwargs, reinforce=False)
+    assert len(results) <= kwargs.get("top_k", 10)
+    floor = kwargs.get("min_score")
+    assert all(r.score >= (floor if floor is not None else 0.0) for r in results)
+    if not kwargs.get("diversity") and kwargs.get("token_budget") is None:
+        assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+    ns = kwargs.get("namespace", "default")
+    assert all(r.memory.namespace == ns for r in results)
+
+
+@SETTINGS
+@given(
+    text=valid_text,
+    memory_type=st.sampled_from(["episodic", "semantic", "procedural", "core"]),
+    importance=st.floats(0, 1),
+    tags=st.lists(names, max_size=3),
+    created_at=valid_now,
+)
+def test_valid_add_always_stores_what_it_was_given(
+    memory: CognitiveMemory,
+    text: str,
+    memory_type: str,
+    importance: float,
+    tags: list[str],
+    created_at: datetime,
+) -> None:
+    outcome = memory.write(
+        text,
+        memory_type=memory_type,
+        importance=importance,
+        tags=tags,
+        created_at=created_at,
+        now=NOW,
+    )
+    stored = memory.get(outcome.id)
+    if outcome.action != "merged":  # a restatement of a stored memory reinforces that one
+        assert (stored.text, stored.memory_type, stored.importance) == (
+            text,
+            memory_type,
+            importance,
+        )
+        assert set(tags) <= set(stored.tags)
+        assert stored.created_at == created_at
+
+
 @SETTINGS
 @given(kwargs=search_kwargs)
 def test_search_with_reinforcement_writes_only_what_it_returns(

@@ -230,9 +230,14 @@ def test_top_k_budget_and_min_score(mem: CognitiveMemory) -> None:
 
 def test_reinforce_false_leaves_the_store_unchanged(mem: CognitiveMemory) -> None:
     mem.add_many(["the launch is on Friday", "the budget is 10k"], now=NOW - timedelta(days=20))
+    mem.flush()
     before = snapshot(mem)
     mem.search("launch", now=NOW, reinforce=False)
+    mem.flush()  # recalls are written behind: only a flush shows what a search wrote
     assert snapshot(mem) == before
+    mem.search("launch", now=NOW)  # the control: a reinforcing search does change it
+    mem.flush()
+    assert snapshot(mem) != before
 
 
 def test_search_reinforces_what_it_returns(mem: CognitiveMemory) -> None:
@@ -269,9 +274,18 @@ def test_decay_reorders_equally_relevant_facts(mem: CognitiveMemory) -> None:
     results = mem.search("office door code", now=NOW, reinforce=False)
     assert ids(results)[:2] == [new, old]
     assert results[1].explanation.newer_version_id == new
-    no_decay = CognitiveMemoryConfig(retrieval_score_exponent=0.0, version_exponent=0.0)
     assert results[1].score < results[0].score
-    assert no_decay.retrieval_score_exponent == 0.0
+    assert results[1].explanation.decay_factor < results[0].explanation.decay_factor
+    # Without decay, the same two memories score by relevance alone: nothing is discounted.
+    no_decay = CognitiveMemoryConfig(
+        retrieval_score_exponent=0.0, version_exponent=0.0, version_margin=None
+    )
+    with CognitiveMemory(embedder=HashingEmbedder(), config=no_decay) as flat:
+        for record in mem.records():
+            flat.restore([record], mem.vectors([record.id]).values())
+        plain = flat.search("office door code", now=NOW, reinforce=False)
+        assert all(r.explanation.decay_factor == 1.0 for r in plain)
+        assert all(r.score == pytest.approx(r.explanation.relevance) for r in plain)
 
 
 def test_namespaces_are_isolated(mem: CognitiveMemory) -> None:

@@ -50,16 +50,16 @@ _MAX_POSITIONS = 512
 _SELF_CHECK_MEAN = 0.98
 _SELF_CHECK_MIN = 0.95
 _SELF_CHECK_TEXTS = (
-    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
-    "Melanie: Hey Caroline! I'm swamped with the kids & work. What's up with you?",
-    "When did Melanie paint a sunrise?",
+    "Priya: I finally joined the rowing club on Tuesday and my arms are sore already.",
+    "Tomasz: Morning Priya! Drowning in school runs and deadlines here. How are you?",
+    "When did Tomasz repaint the garden shed?",
     "The committee postponed the vote on the new budget until next week.",
     "Mitochondria regulate apoptosis through cytochrome c release.",
     "ok",
     "Why?",
     "Stock markets fell sharply today after the central bank raised interest rates again.",
     "A cat is sitting on a mat.",
-    "Dinner at the new Thai place on Friday: Jon, Gina and me, 7 pm, book a table for three.",
+    "Dinner at the new Thai place on Friday: Ines, Kofi and me, 7 pm, book a table for three.",
     "He said he would call back tomorrow but he never did, and I am still waiting.",
     "The patient reported mild headaches and dizziness after starting the new medication.",
 )
