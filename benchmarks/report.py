@@ -45,9 +45,12 @@ QUALITY: dict[str, list[str]] = {
     "updates": ["benchmarks/updates.py"],
     "corrections": ["benchmarks/corrections.py"],
     "decay_variants": ["benchmarks/decay_variants.py"],
+    "lift_variants": ["benchmarks/lift_variants.py"],
     "lifecycle": ["benchmarks/lifecycle.py"],
     "scifact": ["benchmarks/scifact.py", "--variants"],
     "embedder": ["benchmarks/embedder.py"],
+    "stage_costs": ["benchmarks/stage_costs.py", "--size", "10000"],
+    "load": ["benchmarks/load.py", "--adds", "2000", "--searches", "2000"],
     "torture": ["benchmarks/torture.py"],
 }
 SPEED_FULL = ["benchmarks/speed.py", "--sizes", "10000,100000"]
@@ -592,6 +595,98 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
                     v["updates_current_first"],
                 )
                 for n, v in d["variants"].items()
+            ],
+        )
+        lines += [""]
+
+    if d := data.get("lift_variants"):
+        lines += [
+            "## Lifting recall: the variants measured",
+            "",
+            "Each candidate change to the defaults, on all four sets at once; one may ship only "
+            f"if it brings LoCoMo to {d['locomo_target']} and lowers none of the others against "
+            "`before` (`wins`). The made-up conversation (`benchmarks/data/conversation`) was "
+            "tuned on by none.",
+            "",
+        ]
+        lines += _table(
+            [
+                "variant",
+                "what",
+                "LoCoMo R@10",
+                "SciFact nDCG@10",
+                "updates",
+                "made-up R@10",
+                "wins",
+            ],
+            [
+                (
+                    n,
+                    v["what"],
+                    v["locomo_recall@10"],
+                    v["scifact_ndcg@10"],
+                    v["updates_current_first"],
+                    v["made_up_recall@10"],
+                    "yes" if v["wins"] else "–",
+                )
+                for n, v in d["variants"].items()
+            ],
+        )
+        lines += [""]
+
+    if d := data.get("load"):
+        c = d["counts"]
+        lines += [
+            "## Load: several processes on one served memory",
+            "",
+            f"{d['workers']} processes share one collection on a local `chroma run` server "
+            f"({d['server']}), {c['adds_requested']:,} adds and {d['search']['n']:,} searches "
+            f"interleaved, {d['embedder']}.",
+            "",
+        ]
+        lines += _table(
+            [
+                "ops/s",
+                "add p50 ms",
+                "add p99 ms",
+                "search p50 ms",
+                "search p99 ms",
+                "errors",
+                "acknowledged",
+                "stored (Chroma / cogmem)",
+            ],
+            [
+                (
+                    d["throughput_ops_per_s"],
+                    d["add"]["p50_ms"],
+                    d["add"]["p99_ms"],
+                    d["search"]["p50_ms"],
+                    d["search"]["p99_ms"],
+                    d["errors"],
+                    c["adds_acknowledged"],
+                    f"{c['chroma_count']} / {c['cogmem_count']}",
+                )
+            ],
+        )
+        lines += [""]
+
+    if d := data.get("stage_costs"):
+        lines += [
+            "## What each retrieval stage costs",
+            "",
+            f"Search at N = {d['size']:,} in one in-process store, {d['queries']} queries, each "
+            "searched with the stages off and with each stage on in a rotating order, with the "
+            "model-free stand-ins of `benchmarks/stand_ins.py` (so only cogmem's own work is "
+            "timed: a real model adds its own latency). `off_again` is a second stages-off run: "
+            "what is off costs nothing beyond its noise.",
+            "",
+        ]
+        lines += _table(
+            ["configuration", "p50 ms", "mean ms", "p50 / off"],
+            [
+                (name, v["p50_ms"], v["mean_ms"], v["p50_over_off"])
+                for name, v in d.items()
+                if isinstance(v, dict)
             ],
         )
         lines += [""]

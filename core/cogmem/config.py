@@ -74,7 +74,7 @@ class CognitiveMemoryConfig:
     reinforcement_flush_size: int = 64
     # How stale a client= store's view of other writers may get, in seconds: before a read,
     # the catch-up with Chroma (see CognitiveMemory) runs only if this long has passed since
-    # the last one (~2 ms at 10k memories, ~20 ms at 100k). None: 0 for a client= store (a
+    # the last one (two Chroma calls). None: 0 for a client= store (a
     # server other processes share), 1.0 for a path= folder, which never catches up (it is
     # locked: nothing else writes it) and uses this only to age its held adds (below).
     sync_interval_seconds: float | None = None

@@ -147,7 +147,7 @@ class Namespace:
     def synced(self, *, offline: bool = False) -> NamespaceIndex:
         """The index, caught up with what other writers added, updated and deleted.
 
-        Two cheap Chroma calls when nothing changed (~1-3 ms at 10k memories):
+        Two Chroma calls when nothing changed:
 
         * ``get`` of the records whose write stamp ``w`` is above the index's horizon minus
           ``_SYNC_OVERLAP_NS`` and whose writer ``wb`` is another: new ids are added (with
@@ -159,7 +159,7 @@ class Namespace:
 
         A sole writer never catches up: a private in-process store, and a folder store, which
         is locked while open (:mod:`cogmem.lock`). So only a ``client=`` store pays the calls
-        (~20-30 ms at 100k memories, at most once per ``sync_interval_seconds``).
+        (at most once per ``sync_interval_seconds``).
 
         Args:
             offline: For reads that need nothing else from Chroma (get, memories, count): an
@@ -237,7 +237,7 @@ class Namespace:
 
     def taken(self, ids: Sequence[str]) -> set[str]:
         """Which of ``ids`` are stored. The index knows this object's writes and every write
-        where it is the sole writer; elsewhere Chroma is asked too (~1 ms for one id)."""
+        where it is the sole writer; elsewhere Chroma is asked too."""
         index = self.index
         found = {i for i in ids if i in index}
         if not found and not self._ctx.sole_writer:

@@ -1,8 +1,8 @@
 """Embeddings kept beside the index in a file of fixed-size slots, read back by seek and read.
 
 A search needs the embeddings of a few dozen memories (the cosine of a memory found only by
-its words; the similarity between versions of a fact). Chroma returns them through a ``get``
-that costs ~3 ms at 100k memories, more than the rest of the search beside its ANN query; held
+its words; the similarity between versions of a fact). Chroma returns them through a ``get``,
+a call as costly as the rest of the search beside its ANN query; held
 in RAM they would cost 1.5 KB per memory (150 MB at 100k). Here they sit in a file, one slot
 per memory, and a lookup reads its slots (a few microseconds each, from the page cache, which
 is not the process's RSS).

@@ -459,8 +459,7 @@ class BM25Index(Scoring, Persistence):
 
     def _terms_scanned(self, slots: I64) -> npt.NDArray[np.intp]:
         """The term ids of every posting of ``slots``, one per posting: one scan of the
-        postings, O(postings · min(slots, log slots)) (``np.isin``; ~2 ms per 1M postings for
-        one slot)."""
+        postings, O(postings · min(slots, log slots)) (``np.isin``)."""
         found: list[npt.NDArray[np.intp]] = []
         for rows, ptr in ((self._base, self._bptr), (self._tail, self._tptr)):
             where = np.flatnonzero(np.isin(rows["slot"], slots))
