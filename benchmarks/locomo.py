@@ -28,6 +28,8 @@ PEERS = (
     "langchain-ensemble",
     "langchain-ensemble-words",
     "llamaindex-fusion",
+    "langchain-ensemble@50",
+    "llamaindex-fusion@50",
     "langchain-time-weighted-noreinforce",
     "chroma-dense",
 )

@@ -289,10 +289,13 @@ class LangChainEnsemble:
         weights: tuple[float, float] = (0.5, 0.5),
         id_key: str | None = None,
         name: str | None = None,
+        depth: int | None = None,
     ) -> None:
         from langchain_chroma import Chroma
 
         self.name = name or ("langchain-ensemble" + ("-lower" if lowercase_bm25 else ""))
+        # How deep each of the two lists is (None: k, as a user sets it); k are returned.
+        self.depth = depth
         self.lowercase_bm25 = lowercase_bm25
         self.preprocess_func = preprocess_func
         self.weights = list(weights)
@@ -345,15 +348,16 @@ class LangChainEnsemble:
     def _build(self, k: int) -> Any:
         from langchain_classic.retrievers import EnsembleRetriever
 
+        depth = self.depth or k
         if self._ensemble is None:
-            self._vector_retriever = self._vectorstore.as_retriever(search_kwargs={"k": k})
+            self._vector_retriever = self._vectorstore.as_retriever(search_kwargs={"k": depth})
             self._ensemble = EnsembleRetriever(
                 retrievers=[self._bm25, self._vector_retriever],
                 weights=self.weights,
                 id_key=self.id_key,
             )
-        self._bm25.k = k
-        self._vector_retriever.search_kwargs = {"k": k}
+        self._bm25.k = depth
+        self._vector_retriever.search_kwargs = {"k": depth}
         return self._ensemble
 
     def search(
@@ -389,13 +393,16 @@ class LlamaIndexFusion:
     from all nodes (it has no incremental insert), which is what a LlamaIndex user does.
     """
 
-    def __init__(self, *, k: int = 10, name: str = "llamaindex-fusion") -> None:
+    def __init__(
+        self, *, k: int = 10, name: str = "llamaindex-fusion", depth: int | None = None
+    ) -> None:
         from llama_index.core import StorageContext, VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
         self.name = name
         self.k = k
+        self.depth = depth  # each list's depth (None: k, as a user sets it); k are returned
         self._table = VectorTable()
         self._client = _chroma_client()
         self._collection = self._client.create_collection(
@@ -429,15 +436,16 @@ class LlamaIndexFusion:
         self._index.insert_nodes(nodes)
         self._nodes.extend(nodes)
         self._bm25 = BM25Retriever.from_defaults(
-            nodes=self._nodes, similarity_top_k=min(self.k, len(self._nodes))
+            nodes=self._nodes, similarity_top_k=min(self.depth or self.k, len(self._nodes))
         )
         self._fusion = None
 
     def _build(self, k: int) -> Any:
         from llama_index.core.retrievers import QueryFusionRetriever
 
+        depth = self.depth or k
         if self._fusion is None:
-            self._vector_retriever = self._index.as_retriever(similarity_top_k=k)
+            self._vector_retriever = self._index.as_retriever(similarity_top_k=depth)
             self._fusion = QueryFusionRetriever(
                 [self._vector_retriever, self._bm25],
                 llm=self._llm,
@@ -446,8 +454,8 @@ class LlamaIndexFusion:
                 similarity_top_k=k,
                 use_async=False,
             )
-        self._vector_retriever.similarity_top_k = k
-        self._bm25.similarity_top_k = min(k, len(self._nodes))
+        self._vector_retriever.similarity_top_k = depth
+        self._bm25.similarity_top_k = min(depth, len(self._nodes))
         self._fusion.similarity_top_k = k
         return self._fusion
 
@@ -573,6 +581,13 @@ PEERS: dict[str, Any] = {
         LangChainEnsemble, preprocess_func=lower_words, name="langchain-ensemble-words"
     ),
     "llamaindex-fusion": LlamaIndexFusion,
+    # The two hybrids with lists as deep as cogmem's (50 each), k still returned.
+    "langchain-ensemble@50": functools.partial(
+        LangChainEnsemble, depth=50, name="langchain-ensemble@50"
+    ),
+    "llamaindex-fusion@50": functools.partial(
+        LlamaIndexFusion, depth=50, name="llamaindex-fusion@50"
+    ),
     "langchain-time-weighted": LangChainTimeWeighted,
     "langchain-time-weighted-noreinforce": functools.partial(
         LangChainTimeWeighted, reinforce=False

@@ -100,6 +100,8 @@ PEERS = (
     "langchain-ensemble",
     "langchain-ensemble-words",
     "llamaindex-fusion",
+    "langchain-ensemble@50",
+    "llamaindex-fusion@50",
     "chroma-dense",
 )
 

@@ -446,25 +446,34 @@ def _time_searches(
     system: System,
     queries: Sequence[str],
     vectors: np.ndarray,
-    reinforce: bool | None,
+    variants: Sequence[tuple[str, bool | None]],
     warmup: int,
     gate: Gate,
-) -> dict[str, Any]:
+) -> dict[str, dict[str, Any]]:
+    """Time each search variant (``(key, reinforce)``) over the same queries, interleaved: query
+    by query, every variant in turn, the first one rotating, so that no variant runs on caches
+    another warmed (timing them one pass after the other made the second pass look faster)."""
     for q, v in zip(queries[:warmup], vectors[:warmup], strict=True):
-        with gate.step():
-            system.search(q, v, reinforce=reinforce)
-    times: list[float] = []
-    hits: list[int] = []
-    for q, v in zip(queries[warmup:], vectors[warmup:], strict=True):
-        with gate.step():
-            t = time.perf_counter()
-            n = system.search(q, v, reinforce=reinforce)
-            times.append(time.perf_counter() - t)
-        hits.append(n)
-    out: dict[str, Any] = _ms(times)
-    out["mean_ms"] = round(statistics.fmean(times) * 1000.0, 3)
-    out["queries"] = len(times)
-    out["mean_results"] = round(statistics.fmean(hits), 2)
+        for _, reinforce in variants:
+            with gate.step():
+                system.search(q, v, reinforce=reinforce)
+    times: dict[str, list[float]] = {key: [] for key, _ in variants}
+    hits: dict[str, list[int]] = {key: [] for key, _ in variants}
+    for n, (q, v) in enumerate(zip(queries[warmup:], vectors[warmup:], strict=True)):
+        order = list(variants[n % len(variants) :]) + list(variants[: n % len(variants)])
+        for key, reinforce in order:
+            with gate.step():
+                t = time.perf_counter()
+                found = system.search(q, v, reinforce=reinforce)
+                times[key].append(time.perf_counter() - t)
+            hits[key].append(found)
+    out: dict[str, dict[str, Any]] = {}
+    for key, values in times.items():
+        summary: dict[str, Any] = _ms(values)
+        summary["mean_ms"] = round(statistics.fmean(values) * 1000.0, 3)
+        summary["queries"] = len(values)
+        summary["mean_results"] = round(statistics.fmean(hits[key]), 2)
+        out[key] = summary
     return out
 
 
@@ -514,8 +523,7 @@ def build_worker(args: argparse.Namespace) -> dict[str, Any]:
         if args.system == "cogmem"
         else [("search", None)]
     )
-    for key, reinforce in variants:
-        result[key] = _time_searches(system, queries, qvecs, reinforce, WARMUP, gate)
+    result.update(_time_searches(system, queries, qvecs, variants, WARMUP, gate))
 
     # The peers rebuild BM25 on every add (seconds at 100k), so a few reps show them; cogmem
     # and Chroma get enough reps to include cogmem's group writes (add_flush_size = 64).
