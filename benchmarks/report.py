@@ -444,7 +444,7 @@ def speed_noise(run: Any, repeat: Any) -> float | None:
 def render_page(out: Path, page: Path, render_command: str) -> str:
     names = ALL
     data = {name: _load(out, name) for name in names}
-    data["speed_repeat"] = _load(out, "speed-100k-repeat")
+    data["speed_repeat"] = _load(out, "speed-repeat")  # a second run of the same code
     meta_path = out / "meta.json"
     meta: dict[str, Any] = (
         json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
@@ -499,7 +499,9 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             f"(`{d['embedder']}`). Peers: LangChain `EnsembleRetriever` (BM25 + Chroma, "
             "0.5/0.5; `-words`: BM25 over lowercase `\\w+` tokens instead of its default "
             "whitespace split), LlamaIndex `QueryFusionRetriever` (reciprocal rerank, BM25 + "
-            "Chroma), LangChain `TimeWeightedVectorStoreRetriever`, bare Chroma.",
+            "Chroma), LangChain `TimeWeightedVectorStoreRetriever`, bare Chroma. The two "
+            "hybrids fuse a dense and a BM25 list of k = 10 each, as their users set them "
+            "(cogmem's lists are 50 deep); `@50` rows give them lists of 50, k = 10 returned.",
             "",
             "![LoCoMo recall@10](" + rel + "/locomo.png)",
             "",
@@ -735,7 +737,9 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             f"nDCG@{d['k']}. Each abstract one semantic memory (`{d['document_text']}`), all "
             "created on the same day (so decay can only scale scores, not reorder them). Same "
             "vectors for every system. Published BM25 (Anserini, BEIR) on the *test* split: "
-            f"{_fmt(d.get('targets', {}).get('published_bm25_test_split', 0.665))}.",
+            f"{_fmt(d.get('targets', {}).get('published_bm25_test_split', 0.665))}. The "
+            "peers' hybrids fuse lists of k = 10 each as their users set them; `@50` rows "
+            "give them lists of 50 (cogmem's depth).",
             "",
             "![SciFact nDCG@10](" + rel + "/scifact.png)",
             "",
@@ -873,6 +877,15 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
                 f"Measured on cogmem at commit `{src.get('commit')}`"
                 + (f" with {len(dirty)} uncommitted file(s) under core/" if dirty else "")
                 + f"; the whole run took {d.get('elapsed_s', 0) / 60:.0f} min.",
+                "",
+            ]
+        if (repeat := data.get("speed_repeat")) and (noise := speed_noise(d, repeat)):
+            again = repeat.get("cogmem_source", {}).get("commit")
+            lines += [
+                f"A second run of the code at `{again}` is saved as [speed-repeat.json]"
+                f"({rel}/speed-repeat.json); the largest difference of one target's value "
+                f"between the two runs, {noise:.0%}, is the run-to-run noise the Targets table "
+                "measures each margin against.",
                 "",
             ]
 
