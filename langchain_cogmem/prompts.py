@@ -1,9 +1,7 @@
-"""cogmem's default prompts as LangChain chat templates: ``DEFAULT_CONFLICT_PROMPT``
-(``{first}``, ``{second}``), ``DEFAULT_DEDUP_PROMPT`` (``{first}``: the stored memory,
-``{second}``: the new write), ``DEFAULT_SUMMARY_PROMPT`` (``{memories}``, ``{count}``),
-``DEFAULT_EXPAND_PROMPT`` (``{query}``, ``{count}``) and ``DEFAULT_HYDE_PROMPT`` (``{query}``).
-Their texts are the core's (:mod:`cogmem.judges`, :mod:`cogmem.summaries`,
-:mod:`cogmem.stage_models`)."""
+"""cogmem's default prompts as LangChain ``ChatPromptTemplate`` s, a system and a human
+message each, built from the core's texts: the conflict and dedup judges' (``{first}``,
+``{second}``), the summary's (``{memories}``, ``{count}``), query expansion's (``{query}``,
+``{count}``) and HyDE's (``{query}``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""cogmem's default prompts as LlamaIndex chat templates: ``DEFAULT_CONFLICT_PROMPT``
-(``{first}``, ``{second}``), ``DEFAULT_DEDUP_PROMPT`` (``{first}``: the stored memory,
-``{second}``: the new write), ``DEFAULT_SUMMARY_PROMPT`` (``{memories}``, ``{count}``),
-``DEFAULT_EXPAND_PROMPT`` (``{query}``, ``{count}``) and ``DEFAULT_HYDE_PROMPT`` (``{query}``).
-Their texts are the core's (:mod:`cogmem.judges`, :mod:`cogmem.summaries`,
-:mod:`cogmem.stage_models`)."""
+"""The LlamaIndex ``ChatPromptTemplate`` s cogmem's model-backed parts use by default: a
+system ``ChatMessage`` and a user one per template, whose texts and variables live in the core
+(:mod:`cogmem.judges`, :mod:`cogmem.summaries`, :mod:`cogmem.stage_models`)."""
 
 from __future__ import annotations
 
