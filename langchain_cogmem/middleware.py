@@ -26,9 +26,9 @@ from cogmem import (
     SearchResult,
     render,
 )
-from cogmem.checks import check_int, check_name, check_texts
+from cogmem.checks import check_int, check_memory_type, check_name, check_texts
+from cogmem.memory import require_memory
 from cogmem.recall import search_settings
-from cogmem.records import MEMORY_TYPES
 
 from ._convert import current_time
 from .tools import memory_tools
@@ -94,15 +94,11 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         now: Callable[[], datetime] | None = None,
         **search: Any,
     ) -> None:
-        if not isinstance(memory, CognitiveMemory):
-            raise InvalidTypeError(
-                f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
-            )
+        require_memory(memory)
         unknown = sorted(set(search) - {"mode", "filters", "min_score", "deep_recall", "reinforce"})
         if unknown:
             raise InvalidInputError(f"CognitiveMemoryMiddleware got unknown argument(s) {unknown}")
-        if fact_type not in MEMORY_TYPES:
-            raise InvalidInputError(f"fact_type must be one of {', '.join(MEMORY_TYPES)}")
+        check_memory_type(fact_type, "fact_type")
         if extractor is not None and not callable(extractor):
             raise InvalidTypeError("extractor must be a callable: messages -> list[str]")
         super().__init__()

@@ -45,6 +45,7 @@ from cogmem import (
     SearchResult,
 )
 from cogmem.checks import check_int, check_memory_type
+from cogmem.memory import require_memory
 from cogmem.recall import search_settings
 
 from ._convert import current_time
@@ -161,10 +162,7 @@ class CognitiveMemoryStore(BaseStore):
         now: Callable[[], datetime] | None = None,
         ttl: TTLConfig | None = None,
     ) -> None:
-        if not isinstance(memory, CognitiveMemory):
-            raise InvalidTypeError(
-                f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
-            )
+        require_memory(memory)
         check_memory_type(memory_type)
         if importance is not None and (
             not is_number(importance) or not 0.0 <= float(importance) <= 1.0
@@ -391,20 +389,17 @@ class CognitiveMemoryStore(BaseStore):
             found = self._list_items(targets, filter, limit, offset, moment)
         else:
             found = self._query(op.query, targets, filter, limit, offset, moment)
-        if op.refresh_ttl and found:
-            self._refresh(found, moment)
-        return found
+        if op.refresh_ttl:
+            self._refresh([record for _, record in found], moment)
+        return [item for item, _ in found]
 
-    def _refresh(self, items: Sequence[Item], moment: datetime) -> None:
-        """Move the expiry of the items read that carry a TTL to ``moment + ttl``."""
+    def _refresh(self, records: Sequence[MemoryRecord], moment: datetime) -> None:
+        """Move the expiry of the memories read that carry a TTL to ``moment + ttl``."""
         by_name: dict[str, list[MemoryRecord]] = {}
-        for item in items:
-            name = self._namespace(tuple(item.namespace))
-            with contextlib.suppress(MemoryNotFoundError):
-                record = self.memory.get(item.key, namespace=name, now=moment)
-                by_name.setdefault(name, []).append(record)
-        for name, records in by_name.items():
-            refreshed(self.memory, records, name, moment)
+        for record in records:
+            by_name.setdefault(record.namespace, []).append(record)
+        for name, held in by_name.items():
+            refreshed(self.memory, held, name, moment)
 
     def _list_items(
         self,
@@ -413,10 +408,10 @@ class CognitiveMemoryStore(BaseStore):
         limit: int,
         offset: int,
         moment: datetime,
-    ) -> list[SearchItem]:
+    ) -> list[tuple[SearchItem, MemoryRecord]]:
         return [
-            CognitiveSearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at)
-            for i in self._in_order(targets, filter, moment)[offset : offset + limit]
+            (_listed(i), record)
+            for i, record in self._in_order(targets, filter, moment)[offset : offset + limit]
         ]
 
     def _in_order(
@@ -425,10 +420,11 @@ class CognitiveMemoryStore(BaseStore):
         filter: dict[str, Any] | None,
         moment: datetime,
         unindexed_only: bool = False,
-    ) -> list[Item]:
-        """The items that pass ``filter``, in the order their keys were first put (as
-        ``InMemoryStore`` lists them): namespaces by their first item, then items by when
-        their key was first put (a re-put keeps its place; a delete and put moves it last)."""
+    ) -> list[tuple[Item, MemoryRecord]]:
+        """The items that pass ``filter`` (with their memories), in the order their keys were
+        first put (as ``InMemoryStore`` lists them): namespaces by their first item, then items
+        by when their key was first put (a re-put keeps its place; a delete and put moves it
+        last)."""
         statuses = ("active", "superseded") if self.deep_recall else ("active",)
         groups = []
         for name, namespace in targets:
@@ -439,7 +435,7 @@ class CognitiveMemoryStore(BaseStore):
             first = min(item.created_at for item, _, _ in items)
             kept = sorted(
                 (
-                    (item.created_at, position, item)
+                    (item.created_at, position, item, r)
                     for item, position, r in items
                     if r.status in statuses
                     and not r.expired(moment)
@@ -448,9 +444,9 @@ class CognitiveMemoryStore(BaseStore):
                 ),
                 key=lambda entry: entry[:2],
             )
-            groups.append((first, namespace, [item for _, _, item in kept]))
+            groups.append((first, namespace, [(item, r) for _, _, item, r in kept]))
         groups.sort(key=lambda group: group[:2])
-        return [item for _, _, items in groups for item in items]
+        return [pair for _, _, pairs in groups for pair in pairs]
 
     def _query(
         self,
@@ -460,7 +456,7 @@ class CognitiveMemoryStore(BaseStore):
         limit: int,
         offset: int,
         moment: datetime,
-    ) -> list[SearchItem]:
+    ) -> list[tuple[SearchItem, MemoryRecord]]:
         pushed, exact = pushdown(filter)
         pushed[UNINDEXED] = {"$ne": True}
         want = offset + limit
@@ -488,15 +484,18 @@ class CognitiveMemoryStore(BaseStore):
         page = found[offset : offset + limit]
         if not single and page and self._reinforcing():
             self._reinforce_page(query, page, moment)
-        scored: list[SearchItem] = [
-            CognitiveSearchItem(
-                namespace,
-                item.key,
-                item.value,
-                item.created_at,
-                item.updated_at,
-                score=result.score,
-                explanation=result.explanation.as_dict(),
+        scored: list[tuple[SearchItem, MemoryRecord]] = [
+            (
+                CognitiveSearchItem(
+                    namespace,
+                    item.key,
+                    item.value,
+                    item.created_at,
+                    item.updated_at,
+                    score=result.score,
+                    explanation=result.explanation.as_dict(),
+                ),
+                result.memory,
             )
             for result, namespace, _, item in page
         ]
@@ -506,10 +505,7 @@ class CognitiveMemoryStore(BaseStore):
         # index paths) fill the rest, score None, in the order they were put.
         rest = self._in_order(targets, filter, moment, unindexed_only=True)
         skip = max(0, offset - len(found))
-        return scored + [
-            CognitiveSearchItem(i.namespace, i.key, i.value, i.created_at, i.updated_at)
-            for i in rest[skip : skip + limit - len(scored)]
-        ]
+        return scored + [(_listed(i), r) for i, r in rest[skip : skip + limit - len(scored)]]
 
     def _reinforcing(self) -> bool:
         if self.reinforce is not None:
@@ -529,6 +525,13 @@ class CognitiveMemoryStore(BaseStore):
             by_name.setdefault(name, []).append(result.memory.id)
         for name, ids in by_name.items():
             self.memory.reinforce(ids, namespace=name, now=moment, session_id=self.session_id)
+
+
+def _listed(item: Item) -> SearchItem:
+    """An item as a search without a score lists it."""
+    return CognitiveSearchItem(
+        item.namespace, item.key, item.value, item.created_at, item.updated_at
+    )
 
 
 def _check_page(limit: object, offset: object) -> tuple[int, int]:

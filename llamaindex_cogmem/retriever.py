@@ -15,6 +15,7 @@ from llama_index.core.vector_stores.types import MetadataFilters
 
 from cogmem import CognitiveMemory, InvalidInputError, InvalidTypeError, SearchResult
 from cogmem.checks import check_int
+from cogmem.memory import require_memory
 from cogmem.recall import search_settings
 
 from ._convert import MEMORY_FIELDS, Now, check_now, current_time, result_metadata
@@ -158,10 +159,7 @@ class CognitiveMemoryRetriever(BaseRetriever):
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
     ) -> None:
-        if not isinstance(memory, CognitiveMemory):
-            raise InvalidTypeError(
-                f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
-            )
+        require_memory(memory)
         check_int(similarity_top_k, "similarity_top_k")
         if token_budget is not None:
             check_int(token_budget, "token_budget")

@@ -43,7 +43,7 @@ from .retention import reinforce as reinforce_memory
 from .store import FloatArray
 from .twins import awaitable
 
-__all__ = ["CognitiveMemory", "MemoryFields", "MemoryInput"]
+__all__ = ["CognitiveMemory", "MemoryFields", "MemoryInput", "require_memory"]
 
 log = logging.getLogger("cogmem")
 
@@ -555,3 +555,16 @@ class CognitiveMemory(MemoryHandle):
     areinforce = awaitable(reinforce)
     aconsolidate = awaitable(consolidate)
     amaintain = awaitable(maintain)
+
+
+def require_memory(value: object) -> CognitiveMemory:
+    """``value`` if it is a :class:`CognitiveMemory` (what every adapter is built on).
+
+    Raises:
+        InvalidTypeError: It is not.
+    """
+    if not isinstance(value, CognitiveMemory):
+        raise InvalidTypeError(
+            f"memory must be a cogmem.CognitiveMemory, got {type(value).__name__}"
+        )
+    return value

@@ -15,8 +15,7 @@ from typing import TypedDict
 
 from .checks import check_int, check_memory_type, check_name, check_text, resolve_now
 from .clients import DEFAULT_NAMESPACE
-from .errors import InvalidTypeError
-from .memory import CognitiveMemory
+from .memory import CognitiveMemory, require_memory
 from .packing import render
 
 __all__ = ["MemoryTools", "ToolOptions"]
@@ -61,10 +60,7 @@ class MemoryTools:
         memory_type: str = "semantic",
         now: Clock | None = None,
     ) -> None:
-        if not isinstance(memory, CognitiveMemory):
-            raise InvalidTypeError(
-                f"memory must be a cogmem.CognitiveMemory, got {type(memory).__name__}"
-            )
+        require_memory(memory)
         self.memory = memory
         self.namespace = check_name(namespace, "namespace")
         self.session_id = None if session_id is None else check_name(session_id, "session_id")
