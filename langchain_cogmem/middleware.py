@@ -26,7 +26,7 @@ from cogmem import (
     SearchResult,
     render,
 )
-from cogmem.checks import check_int, check_memory_type, check_name, check_texts
+from cogmem.checks import check_bool, check_int, check_memory_type, check_name, check_texts
 from cogmem.memory import require_memory
 from cogmem.recall import search_settings
 
@@ -56,10 +56,13 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
     the calls after a tool result recall the same without reinforcing again.
 
     Remember (``after_agent``): the turn's exchange, the user's message and the final reply,
-    is stored as one episodic memory, as itself (two alike are two memories). With an
-    ``extractor`` (``messages -> list[str]``, e.g. an LLM that pulls out facts), its texts are
-    stored instead, as ``fact_type`` memories through write-time dedup: a restatement
-    reinforces what is known, a changed detail is stored as its newer version.
+    is stored as one episodic memory, as itself (two alike are two memories). When the user's
+    message states how things are ("I moved to Berlin.", "My sister is a nurse."; read as
+    :attr:`cogmem.statements.Statement.fact`), it is also kept as a ``fact_type`` memory
+    through write-time dedup (``facts=True``, the default): a restatement reinforces what is
+    known, a change is stored as the newer version of what it changes and recalled before it.
+    With an ``extractor`` (``messages -> list[str]``, e.g. an LLM that pulls out facts), its
+    texts are stored instead of both, as ``fact_type`` memories through write-time dedup.
 
     Async: ``awrap_model_call`` and ``aafter_agent`` run the memory's calls in a worker
     thread.
@@ -72,7 +75,9 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         token_budget: At most this many tokens of memory text per model call.
         heading: The line above the memories in the system message.
         extractor: What to remember of a turn (default: the exchange).
-        fact_type: The type of what ``extractor`` returns (default ``semantic``).
+        fact_type: The type of the facts kept (the user's statements, or what ``extractor``
+            returns; default ``semantic``).
+        facts: Keep what the user states as facts besides the exchange (default ``True``).
         tools: Also give the agent the memory tools (search, remember, forget, update).
         now: A clock (``() -> datetime``, timezone-aware); default the wall clock.
         **search: ``mode``, ``filters``, ``min_score``, ``deep_recall``, ``reinforce`` as for
@@ -90,6 +95,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         heading: str = DEFAULT_HEADING,
         extractor: Extractor | None = None,
         fact_type: str = "semantic",
+        facts: bool = True,
         tools: bool = False,
         now: Callable[[], datetime] | None = None,
         **search: Any,
@@ -110,6 +116,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         self.heading = heading
         self.extractor = extractor
         self.fact_type = fact_type
+        self.facts = check_bool(facts, "facts")
         self.now = now
         self.mode = search.get("mode")
         self.filters = search.get("filters")
@@ -206,6 +213,20 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
                 session_id=self.session_id,
                 now=moment,
             )
+        if said and self.facts and _states_a_fact(self.memory, said):
+            self.memory.write(
+                said,
+                memory_type=self.fact_type,
+                namespace=self.namespace,
+                session_id=self.session_id,
+                now=moment,
+            )
+
+
+def _states_a_fact(memory: CognitiveMemory, text: str) -> bool:
+    """Whether ``text`` states how things are (the memory's own reading of statements)."""
+    versions = memory.versions
+    return versions is not None and versions.memory_types([text]) == ["semantic"]
 
 
 def _messages(state: Any) -> Sequence[BaseMessage]:

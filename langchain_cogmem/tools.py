@@ -1,5 +1,5 @@
-"""Memory tools for LangChain agents: search, remember, forget, update (langmem's idea, on
-cogmem): ``create_agent(model, tools=memory_tools(mem, namespace="user-ana"))``."""
+"""Memory tools for LangChain agents: search, remember, forget, update, history (langmem's
+idea, on cogmem): ``create_agent(model, tools=memory_tools(mem, namespace="user-ana"))``."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ __all__ = ["memory_tools"]
 
 
 def memory_tools(memory: CognitiveMemory, **options: Unpack[ToolOptions]) -> list[StructuredTool]:
-    """``search_memory``, ``remember``, ``forget`` and ``update_memory`` as LangChain tools
-    over one namespace of ``memory`` (see :class:`cogmem.tools.MemoryTools` for what each
-    does and the arguments).
+    """``search_memory``, ``remember``, ``forget``, ``update_memory`` and ``memory_history`` as
+    LangChain tools over one namespace of ``memory`` (see :class:`cogmem.tools.MemoryTools` for
+    what each does and the arguments).
 
     A cogmem error (an unknown id, an empty text) reaches the model as the tool's answer,
     marked as an error, so that it can correct itself; it does not end the agent's run.

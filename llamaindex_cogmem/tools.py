@@ -1,5 +1,5 @@
-"""Memory tools for LlamaIndex agents: search, remember, forget, update (langmem's idea, on
-cogmem): ``FunctionAgent(tools=memory_tools(mem, namespace="user-ana"), llm=...)``."""
+"""Memory tools for LlamaIndex agents: search, remember, forget, update, history (langmem's
+idea, on cogmem): ``FunctionAgent(tools=memory_tools(mem, namespace="user-ana"), llm=...)``."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ __all__ = ["memory_tools"]
 
 
 def memory_tools(memory: CognitiveMemory, **options: Unpack[ToolOptions]) -> list[FunctionTool]:
-    """``search_memory``, ``remember``, ``forget`` and ``update_memory`` as LlamaIndex
-    ``FunctionTool`` s over one namespace of ``memory`` (see :class:`cogmem.tools.MemoryTools`
-    for what each does and the arguments). A tool that raises (an unknown id) is reported to
-    the model by the agent, which goes on."""
+    """``search_memory``, ``remember``, ``forget``, ``update_memory`` and ``memory_history`` as
+    LlamaIndex ``FunctionTool`` s over one namespace of ``memory`` (see
+    :class:`cogmem.tools.MemoryTools` for what each does and the arguments). A tool that raises
+    (an unknown id) is reported to the model by the agent, which goes on."""
     kept = MemoryTools(memory, **options)
     return [
         FunctionTool.from_defaults(fn=fn, name=fn.__name__, description=_description(fn))

@@ -160,7 +160,13 @@ def test_tool_loops_reinforce_once_per_turn(mem: CognitiveMemory) -> None:
 def test_memory_tools_in_an_agent(mem: CognitiveMemory) -> None:
     clock = Clock()
     tools = memory_tools(mem, namespace="ana", now=clock)
-    assert [t.name for t in tools] == ["search_memory", "remember", "forget", "update_memory"]
+    assert [t.name for t in tools] == [
+        "search_memory",
+        "remember",
+        "forget",
+        "update_memory",
+        "memory_history",
+    ]
     model = scripted(
         AIMessage(
             content="",

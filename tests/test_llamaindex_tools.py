@@ -34,6 +34,7 @@ def test_a_function_agent_remembers_searches_and_survives_a_bad_id(mem: Cognitiv
         "remember",
         "forget",
         "update_memory",
+        "memory_history",
     ]
     script = [
         calling("remember", "1", text="Ana is allergic to peanuts."),

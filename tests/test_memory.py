@@ -54,10 +54,12 @@ def test_add_get_defaults_and_time_as_argument(mem: CognitiveMemory) -> None:
     m = mem.get(mid)
     assert (m.text, m.memory_type, m.importance, m.confidence) == (
         "User prefers dark mode",
-        "episodic",
+        "semantic",  # the default type "auto": a statement of how things are is a fact
         0.5,
         0.8,
     )
+    assert mem.get(mem.add("I went to the gym yesterday.", now=NOW)).memory_type == "episodic"
+    assert mem.get(mem.add("Caroline: I live in Paris.", now=NOW)).memory_type == "episodic"
     assert m.stability == pytest.approx(0.25)
     assert m.created_at == NOW and m.last_accessed_at is None and m.access_count == 0
     assert m.status == "active" and m.namespace == "default"
@@ -76,7 +78,7 @@ def test_add_get_defaults_and_time_as_argument(mem: CognitiveMemory) -> None:
     got = mem.get(explicit)
     assert explicit == "mine" and got.stability == pytest.approx(0.4) and got.tags == ("ui",)
     assert got.created_at == NOW - timedelta(days=3) and got.session_ids == ("s1",) and got.pinned
-    assert len(mem) == 2
+    assert len(mem) == 4
 
 
 def test_add_many_accepts_strings_dicts_and_inputs(mem: CognitiveMemory) -> None:

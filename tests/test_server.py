@@ -150,7 +150,7 @@ def test_add_get_and_defaults(backend: Backend) -> None:
     m = mem.get(mid)
     assert (m.text, m.memory_type, m.importance, m.confidence, m.status) == (
         "User prefers dark mode",
-        "episodic",
+        "semantic",  # the default type "auto": a statement of how things are
         0.5,
         0.8,
         "active",

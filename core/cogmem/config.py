@@ -67,7 +67,10 @@ class CognitiveMemoryConfig:
     importance_boost_cap: float = 3.0
     default_importance: float = 0.5
     default_confidence: float = 0.8
-    default_memory_type: str = "episodic"
+    # The type of a memory written without one: "auto" (default) reads the text, a statement
+    # of how things are ("I live in Berlin.", "Ana is vegetarian.") is semantic, anything else
+    # (an event, a conversation turn, a fragment) episodic (design §1).
+    default_memory_type: str = "auto"
 
     # --- reinforcement and core promotion (§2) ---
     reinforce_on_search: bool = True
@@ -106,7 +109,15 @@ class CognitiveMemoryConfig:
     # with at least version_relevance_ratio of the older memory's relevance caps the older
     # one's score at version_margin of its own: the older ranks right below it. None: off.
     version_margin: float | None = 0.9
-    version_relevance_ratio: float = 0.8
+    version_relevance_ratio: float = 0.0
+    # What tells two memories are versions of one fact (design §3, §6): "slots" (default) the
+    # claims a parse reads in them, the same subject and attribute with another value, at
+    # write time (dedup links) and at read time; "similarity" the cosine ramp above at read
+    # time, and words only at write time; "links" only the links dedup wrote.
+    version_evidence: Literal["slots", "similarity", "links"] = "slots"
+    # The newest version of a fact takes the place of its family's best-scoring version (the
+    # older ones follow it at version_margin); False: it keeps its own score.
+    version_takes_rank: bool = True
     context_spread: float = 0.8
     context_span: int = 2
     context_seeds: int = 5
@@ -197,7 +208,8 @@ class CognitiveMemoryConfig:
         _choice(self, "fusion", _FUSIONS)
         _choice(self, "deep_recall_scope", ("retention", "score"))
         _choice(self, "token_counter", ("chars", "tiktoken"))
-        _choice(self, "default_memory_type", _TYPES)
+        _choice(self, "default_memory_type", (*_TYPES, "auto"))
+        _choice(self, "version_evidence", ("slots", "similarity", "links"))
         for name in (
             "power_gamma",
             "importance_boost_cap",
@@ -282,7 +294,7 @@ class CognitiveMemoryConfig:
             _integer(self, "token_budget", low=1)
         if self.rrf_dense_weight == 0 and self.rrf_lexical_weight == 0:
             raise ConfigError("rrf_dense_weight and rrf_lexical_weight cannot both be 0")
-        for name in ("reinforce_on_search",):
+        for name in ("reinforce_on_search", "version_takes_rank"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be a bool, got {getattr(self, name)!r}")
         self._validate_per_type()

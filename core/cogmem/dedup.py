@@ -35,6 +35,7 @@ from typing import Literal
 from .config import CognitiveMemoryConfig
 from .lexical import STOPWORDS_EN, Tokenizer, word_spans
 from .records import MemoryRecord, WriteAction
+from .versions import Relation
 
 __all__ = [
     "Comparison",
@@ -42,6 +43,7 @@ __all__ = [
     "Judge",
     "Neighbour",
     "NewerVersions",
+    "Relate",
     "compare",
     "decide",
     "merged",
@@ -53,6 +55,11 @@ Kind = Literal["same", "changed", "unclear"]
 
 NewerVersions = Callable[[str], Sequence[MemoryRecord]]
 """``memory_id -> records``: the memories that name ``memory_id`` as their previous version."""
+
+Relate = Callable[[str, str, float], Relation]
+"""``(older_text, newer_text, cosine) -> Relation``: how two texts stand to each other
+(:mod:`cogmem.versions`)."""
+_UNKNOWN = Relation("unknown")
 
 Judge = Callable[[str, str], bool]
 """``(stored_text, new_text) -> bool``: whether the new text says the same as the stored one.
@@ -375,27 +382,33 @@ def decide(
     tokenizer: Tokenizer,
     judge: Judge | None = None,
     newer: NewerVersions | None = None,
+    relate: Relate | None = None,
 ) -> Decision:
     """What write-time dedup does with ``new``, given its nearest neighbours.
 
-    Only active neighbours at cosine ≥ ``config.dedup_candidate_similarity`` count (an episode
-    only with one formed within ``config.episodic_dedup_window_seconds`` of it), most similar
-    first:
+    Each active neighbour, most similar first, is related to ``new`` by what the two are about
+    (``relate``: :func:`cogmem.versions.relate`), and by their words (:func:`compare`) when the
+    parser reads no claim in one of them (``unknown``), which only neighbours at cosine ≥
+    ``config.dedup_candidate_similarity`` are:
 
-    1. **merged** into the first that ``new`` restates (:func:`compare` says ``same``; or
-       ``unclear`` and the ``judge`` says same) and whose fields it would not overwrite (a
-       different memory type, or a metadata key given another value, is a change). Nothing
-       new is stored; the neighbour is reinforced (:func:`merged`). If a neighbour had updated
-       that memory since (its ``previous_version`` chain), what was said last counts: the
-       memory moves to the front of its chain, as the newer version of the latest update.
-    2. else **new_version** of the first that shares most of its words with ``new``
-       (:attr:`Comparison.rewording`), is about the same subject (not
-       :attr:`Comparison.subject_changed`) and is either at cosine ≥ ``config.dedup_threshold``
-       or differs from it in one detail (:attr:`Comparison.one_detail`): ``new`` is stored
-       with ``previous_version`` set to the newest version of that memory (the head of its
-       chain; so chains stay in the order things were said), or merged into that newest
-       version when it restates it.
-    3. else **stored**.
+    1. **merged** into the first that ``new`` restates: the same claims (``relate`` says
+       ``same``), or the same words up to framing (:func:`compare` says ``same``), or an
+       ``unclear`` pair the ``judge`` calls the same; and whose fields it would not overwrite
+       (a different memory type, or a metadata key given another value, is a change). An
+       episode merges only with one formed within ``config.episodic_dedup_window_seconds``.
+       Nothing new is stored; the neighbour is reinforced (:func:`merged`). If a neighbour had
+       updated that memory since (its ``previous_version`` chain), what was said last counts:
+       the memory moves to the front of its chain, as the newer version of the latest update.
+    2. else **new_version** of the first that ``new`` updates: a claim about the same slot
+       with another value (``relate`` says ``update``); or, when ``relate`` cannot tell, one
+       that shares most of its words with ``new`` (:attr:`Comparison.rewording`), is about
+       the same subject (not :attr:`Comparison.subject_changed`) and is at cosine ≥
+       ``config.dedup_threshold`` or differs in one detail (:attr:`Comparison.one_detail`).
+       ``new`` is stored with ``previous_version`` set to the newest version of that memory
+       (the head of its chain; so chains stay in the order things were said), or merged into
+       that newest version when it restates it.
+    3. else **stored**: neighbours about other slots ("my sister" / "my brother") are never
+       linked, however similar.
 
     Args:
         new: The record being written (its id generated, not chosen by the caller).
@@ -405,25 +418,38 @@ def decide(
         judge: Asked about ``unclear`` pairs (see :data:`Judge`); ``None``: never merged.
         newer: The memories, as held now, that name an id as their ``previous_version``
             (default: none do).
+        relate: ``(older text, newer text) -> Relation`` (default: every pair ``unknown``).
     """
     newer = newer or _no_versions
     threshold = config.dedup_threshold
     if threshold is None:
         return Decision("stored", new)
-    floor = min(threshold, config.dedup_candidate_similarity)
+    gate = min(threshold, config.dedup_candidate_similarity)
     near = sorted(
-        (n for n in neighbours if n.similarity >= floor and _comparable(n.record, new, config)),
-        key=lambda n: -n.similarity,
+        (n for n in neighbours if n.record.status == "active"), key=lambda n: -n.similarity
     )
     version: tuple[MemoryRecord, tuple[str, ...]] | None = None
     for n in near:
         stored = n.record
+        relation = relate(stored.text, new.text, n.similarity) if relate else _UNKNOWN
+        close = n.similarity >= gate
+        if relation.kind == "unknown" and not close:
+            continue
         comparison = compare(stored.text, new.text, tokenizer)
         conflicts = _conflicts(stored, new)
-        same = comparison.kind == "same" or (
-            comparison.kind == "unclear" and judge is not None and _ask(judge, stored, new)
+        same = (
+            relation.kind == "same"
+            or (close and comparison.kind == "same")
+            or (
+                close
+                and comparison.kind == "unclear"
+                and relation.kind not in ("same", "update")
+                and judge is not None
+                and _ask(judge, stored, new)
+            )
         )
-        if same and not conflicts:
+        lasting = relation.kind == "same" and relation.lasting and stored.status == "active"
+        if same and not conflicts and (lasting or _comparable(stored, new, config)):
             return Decision(
                 "merged",
                 None,
@@ -431,10 +457,19 @@ def decide(
                 comparison.changes,
                 _to_front(merged(stored, new, config), newer),
             )
-        near_enough = n.similarity >= threshold or comparison.one_detail
-        if (
-            version is None
-            and near_enough
+        if version is not None:
+            continue
+        if same and conflicts:  # said again, with a field changed: a newer version
+            version = (stored, conflicts)
+        elif same:
+            continue  # the same again, but not to merge (an episode told days later)
+        elif relation.kind == "update":
+            said = comparison.changes if comparison.kind == "changed" else relation.changes
+            version = (stored, said + conflicts)
+        elif (
+            relation.kind == "unknown"
+            and _comparable(stored, new, config)
+            and (n.similarity >= threshold or comparison.one_detail)
             and comparison.rewording
             and not comparison.subject_changed
         ):
@@ -444,9 +479,11 @@ def decide(
         head = _head(older, newer)
         if head.id != older.id:  # it was updated since: the write updates the latest version
             comparison = compare(head.text, new.text, tokenizer)
-            if comparison.kind == "same" and not _conflicts(head, new):
+            relation = relate(head.text, new.text, 0.0) if relate else _UNKNOWN
+            restates = comparison.kind == "same" or relation.kind == "same"
+            if restates and not _conflicts(head, new) and _comparable(head, new, config):
                 return Decision("merged", None, head.id, (), (merged(head, new, config),))
-            changes = comparison.changes + _conflicts(head, new)
+            changes = (relation.changes or comparison.changes) + _conflicts(head, new)
         return Decision("new_version", replace(new, previous_version=head.id), head.id, changes)
     return Decision("stored", new)
 

@@ -16,16 +16,24 @@ from .checks import check_bool, check_callable, check_name
 from .clients import DEFAULT_NAMESPACE, make_client
 from .config import CognitiveMemoryConfig
 from .dedup import Judge
-from .embedding import Embedder, MiniLMEmbedder
+from .embedding import Embedder, MiniLMEmbedder, embed_texts
 from .errors import InvalidInputError, InvalidTypeError
 from .lock import lock_folder
 from .namespaces import Namespaces
 from .packing import TokenCounter, char_token_count, tiktoken_counter
 from .stages import Stages
+from .statements import shared_reader
+from .versions import Phrases, Versions
 
 __all__ = ["MemoryHandle"]
 
 log = logging.getLogger("cogmem")
+
+
+def _versions(embedder: Embedder) -> Versions:
+    """The version logic over ``embedder`` (holding the embedder, never the handle: a handle
+    dropped without close must be freed at once, and its folder lock with it)."""
+    return Versions(shared_reader(), Phrases(lambda texts: embed_texts(embedder, texts)))
 
 
 class MemoryHandle:
@@ -62,6 +70,12 @@ class MemoryHandle:
             raise InvalidTypeError(f"stages must be a cogmem.Stages, got {type(stages).__name__}")
         self.stages = stages if stages is not None else Stages()
         self.embedder: Embedder = embedder if embedder is not None else MiniLMEmbedder()
+        #: What statements are about (design §6): the slot reading behind dedup and the
+        #: read-time order of versions; ``None`` when ``config.version_evidence`` is not
+        #: ``"slots"``.
+        self.versions: Versions | None = (
+            _versions(self.embedder) if self.config.version_evidence == "slots" else None
+        )
         self._count_tokens: TokenCounter = (
             tiktoken_counter() if self.config.token_counter == "tiktoken" else char_token_count
         )

@@ -42,6 +42,7 @@ from .records import MEMORY_TYPES, STATUSES, MemoryRecord, WriteOutcome
 from .retention import initial_stability
 from .store import FloatArray
 from .table import RecordTable
+from .versions import Versions
 
 __all__ = [
     "MemoryFields",
@@ -57,9 +58,10 @@ __all__ = [
     "writable",
 ]
 
-# Write-time dedup compares a write with this many nearest stored memories (and as many of the
-# earlier inputs of its call).
-_DEDUP_NEIGHBOURS = 5
+# Write-time dedup compares a write with this many nearest stored memories by meaning, as many
+# by words (BM25: "I live in Denver" is at cosine 0.53 to "I live in Austin"), and as many of
+# the earlier inputs of its call.
+_DEDUP_NEIGHBOURS = 8
 # A progress bar over the embedding beyond this many memories, updated per chunk.
 _PROGRESS_OVER = 1000
 _PROGRESS_CHUNK = 256
@@ -128,10 +130,14 @@ def to_record(
     item: MemoryInput | Mapping[str, Any] | str,
     now: datetime,
     config: CognitiveMemoryConfig,
+    classify: Callable[[str], str] | None = None,
 ) -> tuple[MemoryRecord, bool]:
     """The record an input describes, and whether its id was given (not generated).
 
     ``label`` starts every error message: ``"item 3: "`` in a batch, ``""`` for one write.
+    An input without a type takes ``config.default_memory_type``; ``"auto"`` (the default)
+    asks ``classify`` (text -> type; :meth:`cogmem.versions.Versions.memory_type`), and
+    without one takes ``episodic``.
 
     Raises:
         InvalidInputError / InvalidTypeError: A field is missing, unknown or wrong (named).
@@ -151,6 +157,8 @@ def to_record(
         )
     text = check_text(item.text, f"{label}text")
     memory_type = item.memory_type if item.memory_type is not None else config.default_memory_type
+    if memory_type == "auto" and item.memory_type is None:
+        memory_type = classify(text) if classify is not None else "episodic"
     if memory_type not in MEMORY_TYPES:
         raise InvalidInputError(
             f"{label}memory_type must be one of {', '.join(MEMORY_TYPES)}; got {memory_type!r}"
@@ -258,17 +266,25 @@ def writable(
     progress: bool | None,
     *,
     batch: bool,
+    classify: Callable[[Sequence[str]], list[str]] | None = None,
 ) -> tuple[list[MemoryRecord], FloatArray, set[str]]:
     """Items handed to :meth:`CognitiveMemory.write_many` as checked records, their vectors,
     and the ids the caller chose (generated ids are fresh uuid4s: only chosen ones can be
-    stored already). Error messages name the item only in a ``batch``.
+    stored already). Error messages name the item only in a ``batch``. ``classify``: the
+    type of each text given no type when the default type is ``auto`` (all in one call).
 
     Raises:
         InvalidTypeError / InvalidInputError: An item is malformed (nothing is embedded).
         DuplicateIdError: An id is given twice in one namespace.
     """
+    kind_of: Callable[[str], str] | None = None
+    if classify is not None and config.default_memory_type == "auto":
+        texts = [t for t in map(_untyped_text, items) if t is not None]
+        kinds = dict(zip(texts, classify(texts), strict=True)) if texts else {}
+        kind_of = lambda text: kinds.get(text, "episodic")  # noqa: E731
     made = [
-        to_record(f"item {i}: " if batch else "", item, now, config) for i, item in enumerate(items)
+        to_record(f"item {i}: " if batch else "", item, now, config, kind_of)
+        for i, item in enumerate(items)
     ]
     records = [r for r, _ in made]
     refuse_repeats(records)
@@ -276,6 +292,22 @@ def writable(
         return [], np.zeros((0, 0), np.float32), set()
     vectors = embed(embedder, [r.text for r in records], progress)
     return records, vectors, {r.id for r, given in made if given}
+
+
+def _untyped_text(item: object) -> str | None:
+    """The text of an input that names no memory type (``None`` if it names one, or is not
+    well formed: :func:`to_record` then says what is wrong)."""
+    text: object = None
+    if isinstance(item, str):
+        text = item
+    elif isinstance(item, MemoryInput) and item.memory_type is None:
+        text = item.text
+    elif isinstance(item, Mapping) and item.get("memory_type") is None:
+        text = item.get("text")
+    try:
+        return check_text(text, "text")
+    except (InvalidInputError, InvalidTypeError):
+        return None
 
 
 def refuse_repeats(records: Sequence[MemoryRecord]) -> None:
@@ -370,6 +402,7 @@ def plan_writes(
     config: CognitiveMemoryConfig,
     tokenizer: Tokenizer,
     judge: Judge | None = None,
+    versions: Versions | None = None,
 ) -> WritePlan:
     """Write-time dedup (:func:`cogmem.dedup.decide`) over one call, deciding only.
 
@@ -381,6 +414,8 @@ def plan_writes(
         config: The dedup thresholds.
         tokenizer: The store's BM25 tokenizer.
         judge: Asked about pairs the words alone cannot settle.
+        versions: What two statements are about (:mod:`cogmem.versions`); ``None``: words
+            only.
     """
     outcomes = [WriteOutcome(r.id, "stored") for r in records]
     records = list(records)
@@ -396,6 +431,16 @@ def plan_writes(
             views[record.namespace] = _CallView(found.records if found is not None else None)
         views[record.namespace].put(record, stored=False)
     row_of = {r.id: i for i, r in enumerate(records)}
+    relate = versions.relate if versions is not None else None
+    if versions is not None:  # every text the call compares, parsed in one batch
+        texts = [records[i].text for i in rows]
+        for i in rows:
+            texts += [
+                held.text
+                for other, _ in stored_near.get(i, ())
+                if (held := views[records[i].namespace].get(other)) is not None
+            ]
+        versions.prepare(texts)
     for i in rows:
         record = records[i]
         view = views[record.namespace]
@@ -410,7 +455,7 @@ def plan_writes(
             if held is not None and target not in near:
                 near[target] = Neighbour(held, similarity)
         decision = decide(
-            record, list(near.values()), config, tokenizer, judge, view.newer_versions
+            record, list(near.values()), config, tokenizer, judge, view.newer_versions, relate
         )
         for rewritten in decision.rewritten:  # neighbours written back (merged, relinked)
             view.put(rewritten, stored=rewritten.id not in row_of)
@@ -433,8 +478,9 @@ def _stored_neighbours(
     rows: list[int],
     namespaces: Callable[[str], Namespace | None],
 ) -> dict[int, list[tuple[str, float]]]:
-    """The nearest stored memories of each input in ``rows`` (one batched query per
-    namespace; none for a namespace not created yet)."""
+    """The nearest stored memories of each input in ``rows``, by meaning (one batched query per
+    namespace) and by words (BM25), each with its cosine to the input; none for a namespace
+    not created yet."""
     out: dict[int, list[tuple[str, float]]] = {}
     for name in dict.fromkeys(records[i].namespace for i in rows):
         mine = [i for i in rows if records[i].namespace == name]
@@ -442,7 +488,28 @@ def _stored_neighbours(
         if namespace is None or len(namespace) == 0:
             continue
         nearest = namespace.nearest(vectors[mine], min(len(namespace), _DEDUP_NEIGHBOURS))
-        out.update(zip(mine, nearest, strict=True))
+        for i, found in zip(mine, nearest, strict=True):
+            out[i] = found + _word_neighbours(namespace, records[i].text, vectors[i], found)
+    return out
+
+
+def _word_neighbours(
+    namespace: Namespace, text: str, vector: FloatArray, found: list[tuple[str, float]]
+) -> list[tuple[str, float]]:
+    """The memories that share the most words with ``text`` (BM25) and are not in ``found``,
+    with their cosine to ``vector``."""
+    known = {i for i, _ in found}
+    chunk = next(iter(namespace.ranked(namespace.tokens(text), _DEDUP_NEIGHBOURS)), [])
+    ids = [i for i, _ in chunk[:_DEDUP_NEIGHBOURS] if i not in known]
+    if not ids:
+        return []
+    stored = namespace.vectors(ids)
+    unit = vector / max(float(np.linalg.norm(vector)), 1e-12)
+    out = []
+    for i in ids:
+        if i in stored:
+            v = stored[i]
+            out.append((i, float(v @ unit) / max(float(np.linalg.norm(v)), 1e-12)))
     return out
 
 

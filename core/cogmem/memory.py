@@ -35,6 +35,7 @@ from .embedding import embed_query_vector, embed_texts
 from .errors import InvalidInputError, InvalidTypeError, MemoryNotFoundError
 from .filters import compile_filters
 from .handle import MemoryHandle
+from .history import version_chain
 from .intake import MemoryFields, MemoryInput, restorable, writable
 from .maintenance import ConflictDetector
 from .recall import Query, recall, reinforcement
@@ -174,13 +175,21 @@ class CognitiveMemory(MemoryHandle):
         moment = resolve_now(now)
         self._context.refuse_writes()
         records, vectors, chosen = writable(
-            items, moment, self.config, self.embedder, progress, batch=batch
+            items,
+            moment,
+            self.config,
+            self.embedder,
+            progress,
+            batch=batch,
+            classify=self.versions.memory_types if self.versions is not None else None,
         )
         if not records:
             return []
         what = f"the vectors of the embedder ({self.embedder!r})"
         with self._lock:
-            return self._spaces.write(records, vectors, chosen, what, self.dedup_judge)
+            return self._spaces.write(
+                records, vectors, chosen, what, self.dedup_judge, self.versions
+            )
 
     def restore(
         self,
@@ -404,6 +413,31 @@ class CognitiveMemory(MemoryHandle):
             )
         return record
 
+    def history(
+        self, id: str, *, namespace: str = DEFAULT_NAMESPACE, now: datetime | None = None
+    ) -> list[MemoryRecord]:
+        """The version chain the memory belongs to (``previous_version`` links followed both
+        ways: :func:`cogmem.history.version_chain`), oldest first, in any status; nothing is
+        reinforced.
+
+        Args:
+            id: Any version of the chain.
+            namespace: The memory's namespace.
+            now: Versions expired by then are left out (default: the clock).
+
+        Returns:
+            The versions, each with its ``created_at``; ``[memory]`` when it has none.
+
+        Raises:
+            MemoryNotFoundError: The namespace has no memory with this id, or it has expired.
+        """
+        moment = resolve_now(now)
+        with self._lock:
+            record = self.get(id, namespace=namespace, now=moment)
+            table = self._spaces.require(namespace).records
+            chain = version_chain(record, table.get, table.newer_versions)
+        return [r for r in chain if not r.expired(moment)]
+
     def _stored(self, id: str, namespace: str) -> MemoryRecord:
         """The stored memory with this id, expired or not."""
         check_name(id, "id")
@@ -538,7 +572,7 @@ class CognitiveMemory(MemoryHandle):
                 return []
             found.check_width(len(asked.vector), f"the query's vector (from {self.embedder!r})")
             found.synced()
-            results = recall(found, asked, self.config, self._count_tokens)
+            results = recall(found, asked, self.config, self._count_tokens, self.versions)
             if results and reinforcing:
                 found.remember(reinforcement(results, asked.now, self.config, session_id))
         return results
@@ -550,6 +584,7 @@ class CognitiveMemory(MemoryHandle):
     awrite_many = awaitable(write_many)
     asearch = awaitable(search)
     aget = awaitable(get)
+    ahistory = awaitable(history)
     aset_expiry = awaitable(set_expiry)
     adelete = awaitable(delete)
     areinforce = awaitable(reinforce)

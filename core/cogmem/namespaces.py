@@ -35,6 +35,7 @@ from .namespace import Namespace, StoreContext
 from .records import MemoryRecord, WriteOutcome
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
+from .versions import Versions
 
 __all__ = ["DEFAULT_COLLECTION", "Namespaces"]
 
@@ -163,6 +164,7 @@ class Namespaces:
         chosen: set[str],
         what: str,
         judge: Judge | None = None,
+        versions: Versions | None = None,
     ) -> list[WriteOutcome]:
         """One call's writes, all or none: widths checked, caller-chosen ids (``chosen``)
         refused if taken, write-time dedup planned (:func:`cogmem.intake.plan_writes`; ids not
@@ -175,7 +177,9 @@ class Namespaces:
         self.check_widths(records, vectors, what)
         self.refuse_taken(records, chosen)  # before anything is written
         ctx = self.context
-        plan = plan_writes(records, vectors, chosen, self.get, ctx.config, ctx.tokenizer, judge)
+        plan = plan_writes(
+            records, vectors, chosen, self.get, ctx.config, ctx.tokenizer, judge, versions
+        )
         fresh = [plan.records[i] for i in plan.new]
         self.store_new(fresh, vectors[plan.new])
         try:

@@ -47,6 +47,7 @@ from .stages import (
     reranked,
 )
 from .store import FloatArray
+from .versions import Evidence, Versions
 
 __all__ = [
     "SEARCH_SETTINGS",
@@ -55,6 +56,7 @@ __all__ = [
     "candidates",
     "context",
     "diversify",
+    "evidence",
     "originals",
     "recall",
     "reinforcement",
@@ -197,8 +199,10 @@ def recall(
     query: Query,
     config: CognitiveMemoryConfig,
     count_tokens: TokenCounter,
+    versions: Versions | None = None,
 ) -> list[SearchResult]:
-    """The results of ``query`` in ``namespace``, best first, each explained."""
+    """The results of ``query`` in ``namespace``, best first, each explained; ``versions``
+    reads which of the best candidates update others (design §3)."""
     found = candidates(namespace, query, config)
     fused = fuse(found, query.mode, config)  # neighbours found next add nothing to it
     if query.variants:
@@ -209,13 +213,16 @@ def recall(
     found += associations(namespace, found, fused, query.allowed, query.now, config)
     # Without a token budget or diversity, packing takes the first k: explain only those.
     plain = query.token_budget is None and not query.diversity and not query.deep_recall
+    # Deep recall asks for what was: a newest version does not take an older one's place.
+    scoring = config.replace(version_takes_rank=False) if query.deep_recall else config
     ranked = score_candidates(
         found,
         mode=query.mode,
         now=query.now,
-        config=config,
+        config=scoring,
         limit=query.top_k if plain else None,
         fused=fused,
+        evidence=None if query.deep_recall else evidence(namespace, found, fused, config, versions),
     )
     if query.deep_recall:
         ranked = originals(ranked)
@@ -304,6 +311,39 @@ def candidates(
         for i in keep
         if i in cosine
     ]
+
+
+def evidence(
+    namespace: Namespace,
+    found: list[Candidate],
+    fused: Mapping[str, float],
+    config: CognitiveMemoryConfig,
+    versions: Versions | None,
+) -> Evidence:
+    """What the texts of the ``version_candidates`` most relevant memories the query found say
+    about their pairs: which updates which, which are not versions of one fact.
+
+    Only a newer memory that is not an episode updates another at read time (an episode is a
+    turn of what happened: in a conversation, a later turn that reads like a change rarely
+    is one; measured on LoCoMo, docs/benchmarks.md). Write-time links are not limited so."""
+    if versions is None or config.version_evidence != "slots":
+        return Evidence()
+    direct = [c for c in found if c.via == "search"]
+    top = sorted(direct, key=lambda c: (-fused.get(c.memory.id, 0.0), c.memory.id))
+    chosen = top[: config.version_candidates]
+    if all(c.memory.memory_type == "episodic" for c in chosen):
+        return Evidence()  # episodes only: a later turn of a conversation rarely corrects one
+    unread = [c.memory.id for c in chosen if c.vector is None]
+    read = namespace.vectors(unread) if unread else {}
+    found_pairs = versions.pairs(
+        [c.memory for c in chosen],
+        [c.vector if c.vector is not None else read.get(c.memory.id) for c in chosen],
+    )
+    kinds = {c.memory.id: c.memory.memory_type for c in chosen}
+    return Evidence(
+        tuple(p for p in found_pairs.updates if kinds[p[1]] != "episodic"),
+        found_pairs.unrelated,
+    )
 
 
 def widened(

@@ -43,7 +43,7 @@ All functions here are pure: they take ``now`` and never mutate their inputs.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import pairwise
@@ -57,6 +57,7 @@ from .config import CognitiveMemoryConfig
 from .fusion import RankedList, normalize_bm25, reciprocal_rank_fusion, weighted_score_fusion
 from .records import Explanation, MemoryRecord, SearchResult
 from .retention import retention
+from .versions import Evidence
 
 __all__ = [
     "Candidate",
@@ -166,12 +167,14 @@ def newer_version_penalties(
     relevance: Mapping[str, float],
     retentions: Mapping[str, float],
     config: CognitiveMemoryConfig,
+    unrelated: Set[tuple[str, str]] = frozenset(),
 ) -> dict[str, tuple[float, str]]:
     """Which candidates look outdated by a newer version, and by how much.
 
-    A semantic or core memory ``m`` is penalised when one of the query's ``version_candidates``
-    most relevant candidates, ``n``, was created after it, is better retained (``R_n > R_m``)
-    and is similar to it::
+    A semantic or core memory ``m`` (or an episode, by a newer ``n`` that is a fact: what a
+    conversation said, outdated by a fact stated since) is penalised when one of the query's
+    ``version_candidates`` most relevant candidates, ``n``, was created after it, is better
+    retained (``R_n > R_m``) and is similar to it::
 
         strength(m, n) = clamp((cos(m, n) − lo) / (hi − lo), 0, 1)
         penalty(m)     = min_n (R_m / R_n) ^ (version_exponent · strength(m, n))
@@ -179,6 +182,8 @@ def newer_version_penalties(
     with ``lo = version_similarity`` (0.40) and ``hi = version_similarity_full`` (0.70): among
     versions of one fact, decay applies relative to the newest, fully for near-paraphrases and
     progressively less for memories that only share a subject (two facts about one person).
+    Pairs ``(m, n)`` in ``unrelated`` are skipped: what their texts say (other slots of one
+    subject, other subjects) outweighs their similarity.
 
     Returns:
         id -> (penalty factor in (0, 1), id of the newer memory) for the penalised candidates.
@@ -193,8 +198,9 @@ def newer_version_penalties(
     out: dict[str, tuple[float, str]] = {}
     for c in candidates:
         m = c.memory
-        if m.memory_type not in ("semantic", "core") or m.pinned or c.vector is None:
+        if m.memory_type == "procedural" or m.pinned or c.vector is None:
             continue
+        episode = m.memory_type == "episodic"  # only a newer fact outdates an episode
         sims = leader_vectors @ c.vector
         r_m = retentions[m.id]
         best: tuple[float, str] | None = None
@@ -202,6 +208,8 @@ def newer_version_penalties(
         for leader, sim in zip(leaders, sims):
             n = leader.memory
             if n.id == m.id or n.created_at <= m.created_at or sim <= low:
+                continue
+            if (m.id, n.id) in unrelated or (episode and n.memory_type not in ("semantic", "core")):
                 continue
             r_n = retentions[n.id]
             if r_n <= r_m:
@@ -220,10 +228,13 @@ def explicit_version_caps(
     relevance: Mapping[str, float],
     scores: Mapping[str, float],
     config: CognitiveMemoryConfig,
+    updates: Sequence[tuple[str, str]] = (),
 ) -> dict[str, tuple[float, str]]:
-    """Older versions of a fact, ranked below the newer ones that write-time dedup linked.
+    """Older versions of a fact, ranked below the newer ones that update them.
 
-    A link ``n.previous_version == m`` (n updates m) counts when both were found by the query
+    A link ``n.previous_version == m`` (n updates m; written by write-time dedup), or a pair
+    ``(m, n)`` in ``updates`` (read from the two texts at search time:
+    :meth:`cogmem.versions.Versions.updates`), counts when both were found by the query
     itself and are not recorded as contradicting each other (which
     :func:`contradiction_losers` settles by confidence). Memories joined by such links form a
     family, ordered newest first: a version before every version it updates, and at a fork the
@@ -233,7 +244,11 @@ def explicit_version_caps(
 
         score'(v_1) = score(v_1),    score'(v_i) = min(score(v_i), margin · score'(v_{i-1}))
 
-    so what was said last comes first and the older versions follow it. A member that answers
+    so what was said last comes first and the older versions follow it. With
+    ``version_takes_rank`` (default), the newest member first takes the score of the family's
+    best (a correction worded away from the query, "Sorry, I meant Austin - I live in Austin
+    now.", answers it as well as the version it corrects); it is returned with a factor
+    above 1, which the explanation names ``newest_version``. A member that answers
     the query clearly less well is left as it is: a link to another subject ("Aisha lives in
     Nairobi" recorded as updating "Maria lives in Nairobi") changes nothing for a query about
     Maria.
@@ -245,7 +260,9 @@ def explicit_version_caps(
         config: ``version_margin`` (``None``: no caps) and ``version_relevance_ratio``.
 
     Returns:
-        id -> (factor in [0, 1), id of the version ranked right before it), capped ones only.
+        id -> (factor, id of the other version): below 1 for a capped older version (the
+        version ranked right before it), above 1 for a newest version raised to the place of
+        its family's best (that best).
     """
     margin = config.version_margin
     if margin is None:
@@ -253,11 +270,13 @@ def explicit_version_caps(
     found = {c.memory.id: c.memory for c in candidates if c.via == "search"}
     newer: dict[str, list[str]] = {}
     older: dict[str, list[str]] = {}
-    for memory in found.values():
-        old = memory.previous_version
-        if old in found and old != memory.id and old not in memory.contradicts:
-            newer.setdefault(old, []).append(memory.id)
-            older.setdefault(memory.id, []).append(old)
+    links = [(m.previous_version, m.id) for m in found.values() if m.previous_version]
+    linked = set(links)
+    implied = [(old, new) for old, new in updates if (new, old) not in linked]  # links win
+    for old, new in dict.fromkeys([*links, *implied]):  # each pair once
+        if old in found and new in found and old != new and old not in found[new].contradicts:
+            newer.setdefault(old, []).append(new)
+            older.setdefault(new, []).append(old)
     if not newer:
         return {}
     final = dict(scores)
@@ -267,6 +286,12 @@ def explicit_version_caps(
         order = [
             m for m in _newest_first(family, newer, older, found) if relevance.get(m, 0.0) >= bar
         ]
+        if config.version_takes_rank and len(order) > 1:
+            best = max(order, key=lambda m: final[m])
+            newest = order[0]
+            if final[best] > final[newest] > 0:  # the newest takes its family's best place
+                caps[newest] = (final[best] / final[newest], best)
+                final[newest] = final[best]
         for before, member in pairwise(order):
             cap = margin * final[before]
             if final[member] > cap:
@@ -360,6 +385,7 @@ def score_candidates(
     config: CognitiveMemoryConfig,
     limit: int | None = None,
     fused: Mapping[str, float] | None = None,
+    evidence: Evidence | None = None,
 ) -> list[SearchResult]:
     """Score every candidate and return them best first, each with its explanation.
 
@@ -371,6 +397,9 @@ def score_candidates(
         config: The scoring constants.
         limit: Build results for the best ``limit`` only (every candidate is still scored).
         fused: ``fuse(candidates, mode, config)`` when the caller has it already.
+        evidence: What the texts say about pairs of candidates (``config.version_evidence``
+            ``"slots"``): updates rank as links do (:func:`explicit_version_caps`); unrelated
+            pairs never penalise each other by similarity (:func:`newer_version_penalties`).
 
     Returns:
         One :class:`SearchResult` per distinct memory, sorted by score (ties: higher relevance,
@@ -392,7 +421,12 @@ def score_candidates(
             by_id[c.memory.id] = replace(held, stages=c.stages)
     unique = list(by_id.values())
     retentions = {c.memory.id: retention(c.memory, now, config) for c in unique}
-    versions = newer_version_penalties(unique, relevance, retentions, config)
+    evidence = evidence or Evidence()
+    versions = (
+        newer_version_penalties(unique, relevance, retentions, config, evidence.unrelated)
+        if config.version_evidence != "links"
+        else {}
+    )
     weaker = contradiction_losers(unique, retentions)
 
     made: list[tuple[Candidate, dict[str, float], float, float]] = []
@@ -415,12 +449,19 @@ def score_candidates(
             value *= factor
         made.append((c, penalties, alpha, value))
     caps = explicit_version_caps(
-        unique, relevance, {c.memory.id: value for c, _, _, value in made}, config
+        unique,
+        relevance,
+        {c.memory.id: value for c, _, _, value in made},
+        config,
+        evidence.updates,
     )
     scored: list[_Scored] = []
     for c, penalties, alpha, value in made:
         mid = c.memory.id
-        if mid in caps:
+        if mid in caps and caps[mid][0] > 1.0:  # the newest version, in its family's best place
+            penalties["newest_version"] = caps[mid][0]
+            value *= caps[mid][0]
+        elif mid in caps:
             factor, newer = caps[mid]
             penalties["newer_version"] = penalties.get("newer_version", 1.0) * factor
             versions[mid] = (penalties["newer_version"], newer)

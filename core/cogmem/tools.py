@@ -1,6 +1,6 @@
-"""Memory tools for agents, framework-free: search, remember, forget, update.
+"""Memory tools for agents, framework-free: search, remember, forget, update, history.
 
-What langmem offers LangGraph agents, on cogmem: four plain methods with docstrings written
+What langmem offers LangGraph agents, on cogmem: five plain methods with docstrings written
 for a model, which each adapter turns into its framework's tools
 (``langchain_cogmem.memory_tools``, ``llamaindex_cogmem.memory_tools``). Each returns a
 short text for the model; bad input raises a :class:`~cogmem.errors.CogmemError` whose
@@ -38,8 +38,8 @@ class MemoryTools:
     """The tools an agent uses to keep its own long-term memory in one namespace.
 
     Setup: ``tools = MemoryTools(mem, namespace="user-ana")``; give
-    ``tools.search_memory``, ``tools.remember``, ``tools.forget`` and ``tools.update_memory``
-    to an agent (through an adapter's ``memory_tools``).
+    ``tools.search_memory``, ``tools.remember``, ``tools.forget``, ``tools.update_memory`` and
+    ``tools.memory_history`` to an agent (through an adapter's ``memory_tools``).
 
     Args:
         memory: The memory to keep.
@@ -154,6 +154,32 @@ class MemoryTools:
         self.memory.supersede(old.id, new_id, namespace=self.namespace)
         return f"Updated: memory {new_id} replaces {old.id}."
 
+    def memory_history(self, memory_id: str) -> str:
+        """Show how a memory changed over time: every version of it (the corrections stored
+        as its newer versions, and what it corrected), oldest first.
+
+        Args:
+            memory_id: The id that search_memory showed (any version).
+
+        Returns:
+            One line per version, oldest first, the newest marked current:
+            ``- 2026-05-01: text (id ...)`` ... ``- 2026-06-01: text (id ..., current)``.
+        """
+        versions = self.memory.history(
+            check_name(memory_id, "memory_id"), namespace=self.namespace, now=self._now()
+        )
+        last = len(versions) - 1
+        return "\n".join(
+            f"- {v.created_at:%Y-%m-%d}: {v.text} (id {v.id}{', current' if n == last else ''})"
+            for n, v in enumerate(versions)
+        )
+
     def functions(self) -> list[Callable[..., str]]:
-        """The four tools as bound methods, in the order an agent's prompt should list them."""
-        return [self.search_memory, self.remember, self.forget, self.update_memory]
+        """The five tools as bound methods, in the order an agent's prompt should list them."""
+        return [
+            self.search_memory,
+            self.remember,
+            self.forget,
+            self.update_memory,
+            self.memory_history,
+        ]

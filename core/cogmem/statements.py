@@ -1,0 +1,550 @@
+"""What a statement is about: the claims a dependency parse finds in it.
+
+A memory such as "Sorry, I meant Austin - I live in Austin now." makes one claim::
+
+    Claim(subject="user", predicate="live", value=("austin", "in"), negated=False, state=True)
+
+* **subject**: who or what the claim is about, as a noun phrase with its owners and modifiers:
+  ``user`` (I, me, we, "the user"), ``ana``, ``user sister`` (my sister), ``user phone number``,
+  ``ana flight to berlin``. Words that only say a version is newer ("new", "current",
+  "updated") are not part of it. In a line that starts with a speaker ("Caroline: I ..."), the
+  first person is that speaker; an assistant's lines make no claims.
+* **predicate**: the verb's lemma with its particle (``live``, ``be``, ``move``, ``pick up``).
+* **value**: everything else the clause says (objects, complements, prepositional phrases),
+  as sorted canonical words, without the words that only place it in time ("now", "these
+  days", "anymore") or lead into it ("actually", "sorry").
+* **negated**: "not", "n't", "never", "no longer".
+* **state**: the claim says how things are (present tense, or a past change of state such as
+  "moved", "joined", "quit"), not a one-off past event ("went", "watched"): only states can
+  be updated.
+
+Lead-in clauses ("I meant", "I said", "I think") make no claims of their own. Reading a text
+costs a parse (about 1.5 ms, 0.5 ms in a batch); :class:`StatementReader` keeps the last
+reads. Numbers, clock times and spellings are made canonical first (:mod:`cogmem.canonical`).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .canonical import canonical_text, us_spelling
+
+__all__ = [
+    "Claim",
+    "Statement",
+    "StatementReader",
+    "marks_change",
+    "read_doc",
+    "shared_reader",
+    "speaker_lines",
+]
+
+# A line that starts with who says it: "Caroline: ...", "User: ...".
+_SPEAKER = re.compile(r"^\s*(?P<who>[A-Za-z][\w .'-]{0,40}?)\s*:\s+(?P<said>.*)$")
+_SELF_SPEAKERS = frozenset({"user", "human", "me", "customer", "client"})
+# "Correction: ...", "Update: ...": a label before a statement, not someone speaking.
+_LABELS = frozenset(
+    {
+        "correction", "update", "note", "fyi", "ps", "pps", "reminder", "edit", "fix", "heads up",
+        "important", "actually", "wait", "oops", "sorry", "btw", "erratum", "change", "news",
+        "psa", "info", "addendum", "nb", "scratch that", "wait no", "no", "ok", "okay", "also",
+        "just so you know", "quick update", "small correction", "one more thing", "and",
+        "update on that", "new info", "status", "memo", "context", "fact", "remember",
+    }
+)  # fmt: skip
+_ASSISTANTS = frozenset({"assistant", "ai", "bot", "agent", "system", "model", "chatbot"})
+_FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves", "my", "our", "mine"})
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
+# Words that say a version is newer or older, not which thing it is ("my new phone number").
+_VERSION_WORDS = frozenset(
+    {
+        "new", "current", "updated", "latest", "actual", "real", "correct", "present", "old",
+        "previous", "former", "recent", "now", "newest", "revised", "final", "right",
+    }
+)  # fmt: skip
+# Words that place a claim in time or lead into it, not part of what it says.
+_FILLERS = frozenset(
+    {
+        "now", "currently", "nowadays", "presently", "still", "actually", "really", "just",
+        "also", "anymore", "today", "these", "day", "days", "sorry", "oops", "wait", "well",
+        "ok", "okay", "so", "indeed", "correction", "update", "fyi", "btw", "anyway", "yes",
+        "no", "longer", "officially", "finally", "again", "too", "instead", "then",
+    }
+)  # fmt: skip
+# Verbs that lead into what is said and claim nothing themselves ("I meant", "as I said").
+_LEAD_INS = frozenset(
+    {
+        "mean", "say", "tell", "think", "guess", "realize", "realise", "forget", "mention",
+        "note", "correct", "know", "wonder", "believe", "suppose", "remember", "recall",
+        "clarify", "misspeak", "confirm", "add", "write", "type", "reckon", "bet", "update",
+        "remind", "repeat",
+    }
+)  # fmt: skip
+# Verbs whose past tense states a change that still holds ("I moved", "I quit").
+CHANGE_VERBS = frozenset(
+    {
+        "move", "relocate", "join", "leave", "quit", "switch", "change", "start", "begin",
+        "become", "get", "marry", "divorce", "adopt", "buy", "sell", "retire", "transfer",
+        "promote", "hire", "rename", "upgrade", "downgrade", "resign", "graduate", "settle",
+        "stop", "cancel", "reschedule", "postpone", "push", "replace", "lose", "break",
+        "engage", "sign", "decide", "give", "drop", "take", "pick", "finish", "end",
+        "shift", "bump", "raise", "cut", "increase", "decrease", "reduce", "grow", "fire",
+        "lay", "swap", "trade", "convert", "turn", "migrate", "transition", "remove",
+        "double", "triple", "halve", "lower", "shorten", "lengthen", "extend",
+        "expire", "renew", "reopen", "close",
+    }
+)  # fmt: skip
+_NEGATIONS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor"})
+_VALUE_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV", "ADP", "X", "SYM", "PRON"})
+_SKIP_DEPS = frozenset(
+    {
+        "conj", "cc", "ccomp", "parataxis", "advcl", "relcl", "punct", "aux", "auxpass",
+        "neg", "mark", "intj", "det", "expl", "discourse", "dep", "meta", "preconj", "case",
+        "appos",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One clause of a statement: who it is about, what is said of them, and how.
+
+    Attributes:
+        subject: The noun phrase it is about, canonical ("user", "user sister", "ana").
+        owner: Who owns what the subject names ("user" in "my sister"), empty when nobody
+            is named as its owner ("the dentist appointment").
+        predicate: The verb's lemma, with its particle ("live", "be", "pick up").
+        value: The canonical words of what is said of the subject, sorted.
+        complement: The complement or object phrase ("vegetarian", "nurse", "senior
+            engineer", "celiac disease"), telling "Ana is vegetarian" from "Ana is a nurse"
+            and "I have celiac disease" from "I have two guinea pigs".
+        complement_kind: ``name`` (a proper noun), ``number`` (has a digit) or ``word``.
+        value_kind: The same for the value as a whole.
+        negated: The clause is negated ("not", "no longer", "never").
+        state: It says how things are (see the module docstring), not a past event.
+        person: The subject is a person or thing named as itself (I, a name, a pronoun), not
+            a possession or property of one ("my phone number").
+    """
+
+    subject: str
+    predicate: str
+    value: tuple[str, ...]
+    owner: str = ""
+    complement: str = ""
+    complement_kind: str = ""
+    value_kind: str = ""
+    negated: bool = False
+    state: bool = True
+    person: bool = False
+
+    @property
+    def thing(self) -> frozenset[str]:
+        """The subject's words without its owner ("user sister" -> {"sister"})."""
+        words = self.subject.split()
+        if self.owner and self.subject.startswith(self.owner + " "):
+            words = self.subject[len(self.owner) + 1 :].split()
+        return frozenset(w for w in words if w not in _FUNCTION_WORDS)
+
+    @property
+    def content(self) -> frozenset[str]:
+        """The value's words that carry meaning (prepositions and pronouns dropped)."""
+        return frozenset(w for w in self.value if w not in _FUNCTION_WORDS)
+
+    def describe(self) -> str:
+        """``subject predicate value`` as one readable phrase."""
+        negation = "not " if self.negated else ""
+        return f"{self.subject} {negation}{self.predicate} {' '.join(self.value)}".strip()
+
+
+_OTHER_POSSESSIVES = frozenset({"his", "her", "their", "its", "your"})
+PRONOUNS = frozenset(
+    {"he", "she", "they", "it", "you", "this", "that", "these", "those", "him", "her", "them"}
+)
+_FUNCTION_WORDS = frozenset(
+    {
+        "in", "at", "on", "to", "for", "of", "from", "with", "by", "as", "into", "about",
+        "it", "that", "this", "them", "they", "he", "she", "him", "her", "there", "here",
+        "a", "an", "the", "be", "have", "do",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A text as the version logic reads it.
+
+    Attributes:
+        text: The text read.
+        claims: Its claims, in order (empty when no clause has a subject).
+        marked: It says that it changes something (:func:`marks_change`: "actually",
+            "correction", "no longer", "new", "now", ...).
+        anchors: Its names, numbers and negations, canonical: two texts that differ in one
+            of these never say the same thing, however their clauses read.
+        words: Every word of it, canonical (lemmas, US spelling).
+        spoken: A line of it names its speaker ("Caroline: ..."): a turn of a conversation.
+    """
+
+    text: str
+    claims: tuple[Claim, ...]
+    marked: bool = False
+    anchors: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()
+    spoken: bool = False
+
+    @property
+    def readable(self) -> bool:
+        """At least one claim was found."""
+        return bool(self.claims)
+
+    @property
+    def fact(self) -> bool:
+        """It states how things are: a bare statement (no speaker's turn, no question) with a
+        claim of a state ("I live in Berlin.", "Ana is vegetarian."), not only past events."""
+        return any(c.state for c in self.claims) and not self.spoken
+
+
+# Words and phrases by which people say that what they say changes something said before.
+_CHANGE_MARKS = re.compile(
+    r"\b(actually|correction|corrected|scratch that|i meant|meant to say|wrong|mistaken|"
+    r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switched|changed|"
+    r"moved|updated?|new|now|these days|nowadays|rescheduled|postponed|pushed|turns out|"
+    r"replaced|not|no|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
+    r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed)\b",
+    re.IGNORECASE,
+)
+
+
+def marks_change(text: str) -> bool:
+    """Whether ``text`` says it changes something ("Correction: ...", "my new number",
+    "I no longer ...").
+
+    >>> marks_change("Scratch that, it's Tuesday."), marks_change("It's Tuesday.")
+    (True, False)
+    """
+    return _CHANGE_MARKS.search(text) is not None
+
+
+def _has_speaker(text: str) -> bool:
+    """Whether a line of ``text`` names who says it ("Caroline: ..."; not "Note: ...")."""
+    for line in text.splitlines():
+        match = _SPEAKER.match(line)
+        if match and match["who"].strip().lower() not in _LABELS:
+            return True
+    return False
+
+
+def speaker_lines(text: str) -> list[tuple[str, str]]:
+    """``text`` as ``(speaker, said)`` lines: the speaker a line names ("Caroline: ...";
+    ``user`` for User/Human), else the one before it, else ``user``; an assistant's lines are
+    returned with speaker ``assistant``."""
+    out: list[tuple[str, str]] = []
+    speaker = "user"
+    for line in text.splitlines() or [text]:
+        if not line.strip():
+            continue
+        match = _SPEAKER.match(line)
+        who = match["who"].strip().lower() if match else ""
+        if match and who in _LABELS:
+            line = match["said"]
+        elif match and len(who.split()) <= 3:
+            speaker = (
+                "user"
+                if who in _SELF_SPEAKERS
+                else "assistant"
+                if who in _ASSISTANTS
+                else " ".join(w.lower() for w in who.split())
+            )
+            line = match["said"]
+        out.append((speaker, line))
+    return out
+
+
+def _word(token: Any) -> str:
+    """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written)."""
+    if token.like_num or any(ch.isdigit() for ch in token.text):
+        return str(token.text.lower())
+    lemma = token.lemma_.lower() if token.lemma_ else token.lower_
+    return us_spelling(lemma)
+
+
+def _in_subtree_of(token: Any, deps: frozenset[str], stop: Any) -> bool:
+    """Whether ``token`` hangs below a dependent labelled one of ``deps``, up to ``stop``."""
+    node = token
+    while node.i != stop.i and node.head.i != node.i:
+        if node.dep_ in deps:
+            return True
+        node = node.head
+    return False
+
+
+def _phrase(tokens: Iterable[Any], head: Any, speaker: str) -> list[str]:
+    """Canonical words of a noun phrase's tokens (determiners, punctuation, "'s", relative
+    clauses and version words left out; my/our as the speaker)."""
+    words: list[str] = []
+    for token in tokens:
+        if token.dep_ in ("det", "punct", "case", "predet") or token.is_space:
+            continue
+        if token.i != head.i and _in_subtree_of(token, frozenset({"relcl", "acl", "appos"}), head):
+            continue
+        if token.dep_ == "amod" and token.lower_ in _VERSION_WORDS:
+            continue
+        words.append(speaker if token.lower_ in _FIRST_PERSON else _word(token))
+    return words
+
+
+def _subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
+    """The canonical subject of a clause whose subject token is ``head``, its owner ("user
+    wife" in "my wife's cousin"), and whether it names a person or thing as itself."""
+    lower = head.lower_
+    if lower in _FIRST_PERSON:
+        return speaker, "", True
+    if head.pos_ == "PRON":
+        return lower, "", True
+    # an owner named by a pronoun ("their car") is unresolved: the phrase is read without it
+    owners = [c for c in head.children if c.dep_ == "poss" and c.lower_ not in _OTHER_POSSESSIVES]
+    pronoun_owned = {
+        t.i
+        for c in head.children
+        if c.dep_ == "poss" and c.lower_ in _OTHER_POSSESSIVES
+        for t in c.subtree
+    }
+    owned = {t.i for c in owners for t in c.subtree} | pronoun_owned
+    owner = " ".join(w for c in owners for w in _phrase(c.subtree, c, speaker))
+    rest = _phrase((t for t in head.subtree if t.i not in owned), head, speaker)
+    phrase = " ".join([owner, *rest]).strip() or _word(head)
+    if phrase == "user":
+        return speaker, "", True
+    return phrase, owner, head.pos_ == "PROPN" and not owners
+
+
+def _negated(verb: Any) -> bool:
+    for child in verb.children:
+        if child.dep_ == "neg" or child.lower_ in ("never", "n't", "not"):
+            return True
+        if child.lower_ in ("longer", "more") and any(g.lower_ == "no" for g in child.children):
+            return True
+    return False
+
+
+def _value(verb: Any, skip: set[int]) -> list[Any]:
+    """The tokens of what ``verb``'s clause says of its subject."""
+    out: list[Any] = []
+    stack = [c for c in verb.children if c.i not in skip and c.dep_ not in _SKIP_DEPS]
+    stack = [c for c in stack if c.dep_ not in _SUBJECTS]
+    while stack:
+        token = stack.pop()
+        out.append(token)
+        stack.extend(
+            c for c in token.children if c.dep_ not in ("relcl", "punct", "det", "case", "cc")
+        )
+    return sorted(out, key=lambda t: t.i)
+
+
+def _state(verb: Any) -> bool:
+    """Whether ``verb``'s clause says how things are (see the module docstring)."""
+    tags = {verb.tag_, *(c.tag_ for c in verb.children if c.dep_ in ("aux", "auxpass"))}
+    past = "VBD" in tags or ("VBN" in tags and verb.dep_ != "amod")
+    present = bool(tags & {"VBZ", "VBP", "MD"}) or any(
+        c.lower_ in ("now", "currently", "nowadays") for c in verb.children
+    )
+    return present or not past or verb.lemma_.lower() in CHANGE_VERBS
+
+
+def _predicate(verb: Any) -> str:
+    lemma = us_spelling(verb.lemma_.lower())
+    auxiliaries = {c.lemma_.lower() for c in verb.children if c.dep_ == "aux"}
+    if lemma == "get" and verb.tag_ in ("VBN", "VBD") and "have" in auxiliaries:
+        lemma = "have"  # "we've got two kids": have
+    particles = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    return " ".join([lemma, *particles])
+
+
+def _complement(verb: Any) -> tuple[str, str]:
+    for child in verb.children:
+        if child.dep_ in ("attr", "acomp", "oprd", "dobj"):
+            words = [
+                _word(t)
+                for t in child.subtree
+                if t.dep_ not in ("det", "punct")
+                and t.lower_ not in _VERSION_WORDS
+                and t.lower_ not in _FILLERS
+            ]
+            return " ".join(words), _kind(list(child.subtree))
+    return "", ""
+
+
+def _clauses(doc: Any) -> Iterable[tuple[Any, Any]]:
+    """Each clause head of ``doc`` with its subject token (a conjoined verb shares its
+    head's subject: "I left Google and joined Meta")."""
+    subject_of: dict[int, Any] = {}
+    for token in doc:
+        subjects = [c for c in token.children if c.dep_ in _SUBJECTS]
+        if subjects:
+            subject_of[token.i] = subjects[0]
+    for token in doc:
+        if token.i in subject_of:
+            yield token, subject_of[token.i]
+        elif token.dep_ == "conj" and token.pos_ in ("VERB", "AUX"):
+            head = token.head
+            while head.i not in subject_of and head.dep_ == "conj" and head.head.i != head.i:
+                head = head.head
+            if head.i in subject_of:
+                yield token, subject_of[head.i]
+
+
+def _anchors(doc: Any) -> set[str]:
+    """The names, numbers and negations of a parsed line, canonical."""
+    return {
+        "not" if t.dep_ == "neg" else _word(t)
+        for t in doc
+        if t.pos_ == "PROPN" or t.like_num or t.dep_ == "neg" or any(ch.isdigit() for ch in t.text)
+    }
+
+
+def _kind(tokens: Sequence[Any]) -> str:
+    """``number`` (a digit), ``name`` (a proper noun, or a capitalised word inside the
+    sentence) or ``word``."""
+    if any(any(ch.isdigit() for ch in t.text) for t in tokens):
+        return "number"
+    if any(t.pos_ == "PROPN" or (t.is_title and not t.is_sent_start) for t in tokens):
+        return "name"
+    return "word" if tokens else ""
+
+
+def _question(sentence: Any) -> bool:
+    """Whether a parsed sentence asks (ends with "?")."""
+    words = [t for t in sentence if not t.is_space]
+    return bool(words) and words[-1].text.endswith("?")
+
+
+def read_doc(doc: Any, speaker: str) -> list[Claim]:
+    """The claims of one parsed line said by ``speaker``."""
+    claims: list[Claim] = []
+    asked = {t.i for sent in doc.sents if _question(sent) for t in sent}
+    reporters: dict[int, Any] = {}  # a lead-in verb -> who says ("Chen said they ...")
+    for verb, subject in _clauses(doc):
+        if verb.lemma_.lower() in _LEAD_INS:
+            reporters[verb.i] = subject
+    for verb, subject in _clauses(doc):
+        if verb.i in asked:  # a question claims nothing
+            continue
+        predicate = _predicate(verb)
+        if verb.lemma_.lower() in _LEAD_INS and (
+            subject.lower_ in _FIRST_PERSON | {"you"}
+            or any(c.dep_ in ("ccomp", "xcomp") for c in verb.children)
+        ):
+            continue  # "I meant ...", "Chen said ...": what follows is the claim
+        if verb.pos_ not in ("VERB", "AUX") and verb.dep_ not in ("ROOT", "conj"):
+            continue  # the small model tags some verbs as nouns ("renews"): a head counts
+        reporter = reporters.get(verb.head.i) if verb.dep_ == "ccomp" else None
+        if reporter is not None and subject.lower_ in PRONOUNS:
+            subject = reporter  # "Chen said they moved on": Chen moved on
+        who, owner, person = _subject_phrase(subject, speaker)
+        skip = {t.i for t in subject.subtree}
+        tokens = [
+            t
+            for t in _value(verb, skip)
+            if t.pos_ in _VALUE_POS and t.lower_ not in _FILLERS and not t.is_space
+        ]
+        words = [_word(t) for t in tokens]
+        complement, kind = _complement(verb)
+        claims.append(
+            Claim(
+                subject=who,
+                predicate=predicate,
+                value=tuple(sorted(words)),
+                owner=owner,
+                complement=complement,
+                complement_kind=kind,
+                value_kind=_kind(tokens),
+                negated=_negated(verb),
+                state=_state(verb),
+                person=person,
+            )
+        )
+    return claims
+
+
+class StatementReader:
+    """Reads texts into :class:`Statement` objects, keeping the last ``size`` reads.
+
+    Args:
+        parse: ``texts -> docs`` (default: the checked spaCy pipeline of
+            :mod:`cogmem.parser`, loaded on first use).
+        size: How many reads to keep.
+    """
+
+    def __init__(
+        self, parse: Callable[[Sequence[str]], Iterable[Any]] | None = None, size: int = 50_000
+    ) -> None:
+        self._parse = parse
+        self._size = size
+        self._kept: OrderedDict[str, Statement] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _docs(self, texts: Sequence[str]) -> Iterable[Any]:
+        if self._parse is not None:
+            return self._parse(texts)
+        from .parser import load_parser
+
+        docs: Iterable[Any] = load_parser().pipe(texts, batch_size=64)
+        return docs
+
+    def read(self, text: str) -> Statement:
+        """``text`` read (from the kept reads when it was read before)."""
+        return self.read_many([text])[0]
+
+    def read_many(self, texts: Sequence[str]) -> list[Statement]:
+        """Each of ``texts`` read, the unread ones parsed in one batch."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
+        if missing:
+            lines = [
+                (n, who, said) for n, t in enumerate(missing) for who, said in speaker_lines(t)
+            ]
+            spoken = [(n, who, said) for n, who, said in lines if who != "assistant"]
+            docs = self._docs([canonical_text(said) for _, _, said in spoken])
+            found: dict[int, list[Claim]] = {n: [] for n in range(len(missing))}
+            anchors: dict[int, set[str]] = {n: set() for n in range(len(missing))}
+            words: dict[int, set[str]] = {n: set() for n in range(len(missing))}
+            for (n, who, _), doc in zip(spoken, docs, strict=True):
+                found[n].extend(read_doc(doc, who))
+                anchors[n].update(_anchors(doc))
+                words[n].update(_word(t) for t in doc if not (t.is_punct or t.is_space))
+            with self._lock:
+                for n, text in enumerate(missing):
+                    self._kept[text] = Statement(
+                        text,
+                        tuple(found[n]),
+                        marks_change(text),
+                        frozenset(anchors[n]),
+                        frozenset(words[n]),
+                        _has_speaker(text),
+                    )
+                while len(self._kept) > self._size:
+                    self._kept.popitem(last=False)
+        with self._lock:
+            out = []
+            for text in texts:
+                statement = self._kept.get(text)
+                if statement is None:  # evicted by a concurrent read: read it again
+                    statement = Statement(text, ())
+                else:
+                    self._kept.move_to_end(text)
+                out.append(statement)
+        return out
+
+
+_SHARED: list[StatementReader] = []
+
+
+def shared_reader() -> StatementReader:
+    """The process's reader (a text reads the same in every memory, so reads are shared)."""
+    if not _SHARED:
+        _SHARED.append(StatementReader())
+    return _SHARED[0]

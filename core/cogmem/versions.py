@@ -1,0 +1,443 @@
+"""Are two statements versions of one fact? Decided by what they are about, not by similarity.
+
+Two statements are **versions** of one fact when they make a claim about the same *slot*, the
+same subject and attribute, with a different value::
+
+    "I live in Denver."          user · live    · in denver
+    "I moved to Austin."         user · move    · to austin        -> update (same slot)
+    "My brother lives in Oslo."  user brother · live · in oslo     -> different subject
+    "Ana is vegetarian."         ana  · be      · vegetarian
+    "Ana is a nurse."            ana  · be      · nurse            -> different attribute
+
+:func:`relate` compares the claims (:mod:`cogmem.statements`) of an older and a newer text:
+
+* **same** — the same claims (subject, predicate, value, negation), whatever the wording:
+  word order, tense and aspect, contractions, number words, clock times, UK/US spelling.
+* **update** — a claim of the newer text gives a slot of the older one another value. One slot:
+  the same subject, and
+
+  - the same predicate ("live"/"live"), where complements or objects are of one kind (the
+    same head word, both names, both numbers, or phrases whose embeddings are at cosine ≥
+    ``COMPLEMENT_KIN`` = 0.45: "vegetarian"/"vegan", not "vegetarian"/"nurse"); or
+  - predicates the embedder places together: cosine of the predicate phrases ("live in",
+    "move to") ≥ ``PREDICATE_KIN`` = 0.6; or
+  - the newer claim changes or negates the older one's value ("I work at Google" ->
+    "I left Google"): a change verb or a negation, with a content word of that value.
+
+  A one-off past event ("I went to the gym") is never updated: only states are.
+* **different** — no slot in common.
+* **unknown** — one of the texts makes no claim the parser could read; the caller falls back
+  on comparing words (:func:`cogmem.dedup.compare`).
+
+Nothing here reads the clock or a store; the similarity of short phrases is asked of a
+:data:`PhraseSimilarity`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .records import MemoryRecord
+from .statements import CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReader
+
+__all__ = [
+    "COMPLEMENT_KIN",
+    "PREDICATE_KIN",
+    "Evidence",
+    "PhraseSimilarity",
+    "Phrases",
+    "Relation",
+    "Versions",
+    "relate",
+]
+
+RelationKind = Literal["same", "update", "different", "unknown"]
+PhraseSimilarity = Callable[[str, str], float]
+"""``(phrase, phrase) -> cosine`` of two short phrases."""
+
+#: Complements of "be" at or above this cosine are of one kind ("vegetarian"/"vegan").
+COMPLEMENT_KIN = 0.45
+#: Predicate phrases at or above this cosine name one attribute ("live in"/"move to").
+PREDICATE_KIN = 0.6
+#: A newer text that says it changes something updates an older one this close to it.
+MARKED_TOPIC = 0.5
+_COPULAS = frozenset({"be", "become", "remain", "stay", "seem", "feel", "look"})
+# Predicates that fill one attribute though the embedder places them apart ("I'm based in
+# Austin" / "I live in Denver"; "I joined Meta" / "I work at Google").
+_KIN = {
+    **dict.fromkeys(("live", "reside", "base", "settle", "move", "relocate"), "home"),
+    **dict.fromkeys(("work", "join", "employ", "hire"), "job"),
+}
+_TIME_WORDS = frozenset(
+    {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)}
+    | {d.lower() + "s" for d in calendar.day_name}
+    | {
+        "today",
+        "tomorrow",
+        "yesterday",
+        "week",
+        "month",
+        "year",
+        "weekend",
+        "morning",
+        "evening",
+        "night",
+        "afternoon",
+        "spring",
+        "summer",
+        "autumn",
+        "fall",
+        "winter",
+    }
+)
+_PREPOSITIONS = frozenset(
+    {"in", "at", "on", "to", "for", "from", "with", "by", "as", "into", "near", "of"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """How a newer text stands to an older one.
+
+    Attributes:
+        kind: ``same``, ``update``, ``different`` or ``unknown`` (see the module docstring).
+        changes: For an update, what changed, readably (``"user live: in denver -> to austin"``).
+        lasting: For ``same``: every claim is a state, so the two say one lasting fact (a
+            restatement days later is the same fact, not a second event).
+    """
+
+    kind: RelationKind
+    changes: tuple[str, ...] = ()
+    lasting: bool = False
+
+
+def _predicate_phrase(claim: Claim) -> str:
+    """The predicate with the preposition that introduces its value ("live in", "move to")."""
+    preps = [w for w in claim.value if w in _PREPOSITIONS]
+    return f"{claim.predicate} {preps[0]}" if preps else claim.predicate
+
+
+def _head(phrase: str) -> str:
+    return phrase.rsplit(" ", 1)[-1] if phrase else ""
+
+
+def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """Whether the complements or objects of two claims with one predicate fill one attribute
+    ("a nurse" / "a doctor"; not "vegetarian" / "a nurse", "celiac disease" / "two guinea
+    pigs")."""
+    if not old.complement or not new.complement:
+        return not old.complement and not new.complement
+    if _head(old.complement) == _head(new.complement):
+        return True
+    if old.complement_kind == new.complement_kind and old.complement_kind in ("name", "number"):
+        return True
+    return similar(old.complement, new.complement) >= COMPLEMENT_KIN
+
+
+def _same_subject(old: Claim, new: Claim) -> bool:
+    """Whether two claims are about one subject: the same person or name, or the same thing
+    of one owner ("my dentist appointment" / "the dentist appointment"; "the wifi password at
+    home" / "the home wifi password"), one naming it with more words than the other."""
+    if old.subject == new.subject:
+        return True
+    if old.person and new.person:  # a full name and a first name: "Ana Silva" / "Ana"
+        names_a, names_b = set(old.subject.split()), set(new.subject.split())
+        if names_a & PRONOUNS or names_b & PRONOUNS:
+            return False
+        return names_a <= names_b or names_b <= names_a
+    if old.person or new.person:
+        return False
+    if old.owner and new.owner and old.owner != new.owner:
+        return False
+    a, b = old.thing, new.thing
+    return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def _pronoun(claim: Claim) -> bool:
+    return claim.subject in PRONOUNS
+
+
+def _people(statement: Statement) -> set[str]:
+    """Who a statement is about or whose things it speaks of: its named subjects and owners."""
+    found: set[str] = set()
+    for claim in statement.claims:
+        if claim.person and not _pronoun(claim):
+            found.add(claim.subject)
+        if claim.owner:
+            found.add(claim.owner.split()[0])
+    return found
+
+
+def _conflict(old: Statement, new: Statement) -> bool:
+    """Whether the two are about different subjects: the same kind of thing said of two
+    ("My sister lives in Oslo." / "My brother lives in Oslo."), or different people named
+    ("Chen's phone number ..." / "Dana changed their phone number ..."). Neither is then a
+    version of the other."""
+    pairs = [(a, b) for a in old.claims for b in new.claims]
+    if any(_same_subject(a, b) or a.owner == b.subject or b.owner == a.subject for a, b in pairs):
+        return False  # one subject, or one is the other's ("I" / "my blood type")
+    theirs, ours = _people(old), _people(new)
+    if theirs and ours and not _related_people(theirs, ours):
+        return True
+    return any(a.predicate == b.predicate and not _pronoun(a) and not _pronoun(b) for a, b in pairs)
+
+
+def _related_people(a: set[str], b: set[str]) -> bool:
+    """Whether two sets of names share a person ("ana silva" and "ana" are one)."""
+    words_a = {w for name in a for w in name.split()}
+    return any(w in words_a for name in b for w in name.split())
+
+
+def _same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    if not _same_subject(old, new):
+        return False
+    if old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS:
+        return _one_kind(old, new, similar)
+    if old.predicate in _COPULAS or new.predicate in _COPULAS:
+        return False
+    if _KIN.get(old.predicate, old.predicate) == _KIN.get(new.predicate, new.predicate):
+        return True
+    return similar(_predicate_phrase(old), _predicate_phrase(new)) >= PREDICATE_KIN
+
+
+def _changes_value(old: Claim, new: Claim) -> bool:
+    """ "I left Google" for "I work at Google": a change verb or a negation, about a content
+    word of the older value."""
+    if not _same_subject(old, new) or not (new.negated or new.predicate in CHANGE_VERBS):
+        return False
+    return any(not _when_word(w) for w in old.content & new.content)
+
+
+def _changes_to_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """ "Rina switched to 555-0110" for "Rina's phone number is 555-0199": a change said of the
+    owner of the older claim's subject (or of that subject), to a value of the older value's
+    kind (both numbers, or phrases at cosine ≥ ``COMPLEMENT_KIN``: "Elixir" for "Rust", not
+    "a cappuccino")."""
+    if not (new.predicate.split()[0] in CHANGE_VERBS or new.negated) or not old.complement:
+        return False
+    if not (_same_subject(old, new) or (old.owner and old.owner.split()[0] == new.subject)):
+        return False
+    value = " ".join(w for w in new.value if w not in _PREPOSITIONS)
+    if not value:
+        return False
+    if old.complement_kind in ("number", "name"):
+        return new.value_kind == old.complement_kind
+    return similar(old.complement, value) >= COMPLEMENT_KIN
+
+
+def _when_word(word: str) -> bool:
+    """A number or a time word: shared by unrelated claims ("graduated in 2012" / "married in
+    2012"), so it never ties two claims together alone."""
+    return any(ch.isdigit() for ch in word) or word in _TIME_WORDS
+
+
+def _key(claim: Claim) -> tuple[str, str, frozenset[str], bool]:
+    return (claim.subject, claim.predicate, frozenset(claim.value), claim.negated)
+
+
+def _agree(old: Claim, new: Claim) -> bool:
+    """Whether two claims on one slot say the same of it: the same value, negation and
+    tense ("lives" and "is living"; not "lived", a past that may no longer hold)."""
+    return (
+        frozenset(old.value) == frozenset(new.value)
+        and old.negated == new.negated
+        and old.state == new.state
+    )
+
+
+def relate(
+    old: Statement, new: Statement, similar: PhraseSimilarity, cosine: float | None = None
+) -> Relation:
+    """How ``new`` (said later) stands to ``old`` (see the module docstring).
+
+    Args:
+        old: The statement said first.
+        new: The statement said later.
+        similar: Cosine of two short phrases (asked only about claims on one subject).
+        cosine: Cosine of the two texts' embeddings, when known: a newer text that says it
+            changes something (:attr:`Statement.marked`) at cosine ≥ ``MARKED_TOPIC`` is an
+            update of the older unless they are about different subjects.
+    """
+    readable = old.readable and new.readable
+    changes: list[str] = []
+    agreed_old: set[int] = set()
+    agreed_new: set[int] = set()
+    for i, a in enumerate(old.claims if readable else ()):
+        for j, b in enumerate(new.claims):
+            slot = _same_slot(a, b, similar)
+            if (slot or _key(a) == _key(b)) and _agree(a, b):
+                agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order)
+                agreed_new.add(j)
+                continue
+            if not (a.state and b.state) or i in agreed_old:
+                continue
+            if slot or _changes_value(a, b) or (new.marked and _changes_to_kind(a, b, similar)):
+                changes.append(f"{a.describe()} -> {b.describe()}")
+    if changes:
+        return Relation("update", tuple(dict.fromkeys(changes)))
+    every = len(agreed_old) == len(old.claims) and len(agreed_new) == len(new.claims)
+    if readable and every and old.anchors == new.anchors:
+        return Relation("same", lasting=all(c.state for c in old.claims))
+    conflict = _conflict(old, new)
+    close = cosine is not None and cosine >= MARKED_TOPIC
+    if new.marked and close and not conflict and _mentions(old, new):
+        return Relation("update", ("said to change it",))
+    changing = new.marked or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims)
+    if conflict or (
+        readable and _other_attributes(old, new, strict=changing) and _informative(new)
+    ):
+        return Relation("different")
+    return Relation("unknown")
+
+
+def _mentions(old: Statement, new: Statement) -> bool:
+    """Whether ``new`` speaks of what ``old`` claims about: the thing its subject names ("my
+    blood type"), or, for a person, a word of what is said of them."""
+    if not old.claims:
+        return True  # nothing read: the embeddings' closeness is all there is
+    for claim in old.claims:
+        about = claim.content if claim.person else claim.thing
+        if about and about <= new.words | {claim.subject}:
+            return True
+        if claim.person and about & new.words:
+            return True
+    return False
+
+
+def _informative(statement: Statement) -> bool:
+    """Whether every claim says something of its subject ("Chen switched" says nothing)."""
+    return all(c.value or c.complement for c in statement.claims)
+
+
+def _other_attributes(old: Statement, new: Statement, *, strict: bool) -> bool:
+    """Whether the two speak of one subject, and of different attributes of it ("Ana lives
+    in Paris." / "Ana is vegetarian." / "Ana's birthday is May 3."): the claims were compared
+    and none updates another. ``strict``: the newer says it changes something, so only the
+    same subject counts ("Rina moved on to 555-0110" may well change "Rina's phone
+    number")."""
+    return any(
+        _same_subject(a, b) or (not strict and (a.owner == b.subject or b.owner == a.subject))
+        for a in old.claims
+        for b in new.claims
+    )
+
+
+class Phrases:
+    """:data:`PhraseSimilarity` from an embedding function, keeping the last vectors.
+
+    Args:
+        embed: ``texts -> vectors`` (one row per text: a list of lists or an array).
+        size: How many phrase vectors to keep.
+    """
+
+    def __init__(self, embed: Callable[[list[str]], object], size: int = 20_000) -> None:
+        self._embed = embed
+        self._size = size
+        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _vector(self, phrases: list[str]) -> list[np.ndarray]:
+        with self._lock:
+            missing = [p for p in dict.fromkeys(phrases) if p not in self._kept]
+        if missing:
+            raw = np.asarray(self._embed(missing), dtype=np.float32)
+            norms = np.linalg.norm(raw, axis=1, keepdims=True)
+            rows = (raw / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+            with self._lock:
+                for phrase, row in zip(missing, rows):
+                    self._kept[phrase] = row
+                while len(self._kept) > self._size:
+                    self._kept.popitem(last=False)
+        with self._lock:
+            found = {p: self._kept.get(p) for p in phrases}
+        if any(v is None for v in found.values()):  # evicted meanwhile: embed once more
+            rows = np.asarray(self._embed(phrases), dtype=np.float32)
+            return [r / max(float(np.linalg.norm(r)), 1e-12) for r in rows]
+        return [v for v in found.values() if v is not None]
+
+    def __call__(self, a: str, b: str) -> float:
+        """Cosine of the embeddings of ``a`` and ``b`` (1.0 when equal)."""
+        if a == b:
+            return 1.0
+        va, vb = self._vector([a, b])
+        return float(va @ vb)
+
+
+class Versions:
+    """The version logic of one memory: its statement reader and phrase similarity together.
+
+    Args:
+        reader: Reads texts into statements (kept between calls).
+        similar: Cosine of two short phrases (from the memory's embedder).
+    """
+
+    def __init__(self, reader: StatementReader, similar: PhraseSimilarity) -> None:
+        self.reader = reader
+        self.similar = similar
+
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Read ``texts`` now, in one batch, so that :meth:`relate` finds them read."""
+        self.reader.read_many(list(texts))
+
+    def memory_types(self, texts: Sequence[str]) -> list[str]:
+        """The type a text takes when written without one (``default_memory_type="auto"``):
+        ``semantic`` for a statement of how things are (:attr:`Statement.fact`), else
+        ``episodic``."""
+        return [
+            "semantic" if statement.fact else "episodic"
+            for statement in self.reader.read_many(list(texts))
+        ]
+
+    def relate(self, old: str, new: str, cosine: float | None = None) -> Relation:
+        """:func:`relate` for two texts, ``old`` said first."""
+        first, second = self.reader.read_many([old, new])
+        return relate(first, second, self.similar, cosine)
+
+    def pairs(
+        self, records: Sequence[MemoryRecord], vectors: Sequence[np.ndarray | None]
+    ) -> Evidence:
+        """What the texts of ``records`` say about each (older, newer) pair of them: the
+        read-time evidence of versions (design §3). ``vectors``: each record's embedding
+        (``None`` when unknown)."""
+        statements = self.reader.read_many([r.text for r in records])
+        unit = [None if v is None else v / max(float(np.linalg.norm(v)), 1e-12) for v in vectors]
+        updates: list[tuple[str, str]] = []
+        different: set[tuple[str, str]] = set()
+        for i, older in enumerate(records):
+            for j, newer in enumerate(records):
+                if i == j or _formed(older) >= _formed(newer):
+                    continue
+                vi, vj = unit[i], unit[j]
+                cosine = None if vi is None or vj is None else float(vi @ vj)
+                relation = relate(statements[i], statements[j], self.similar, cosine)
+                if relation.kind == "update":
+                    updates.append((older.id, newer.id))
+                elif relation.kind in ("different", "same"):
+                    different.add((older.id, newer.id))
+        return Evidence(tuple(updates), frozenset(different))
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What the texts of a search's best candidates say about their pairs.
+
+    Attributes:
+        updates: ``(older id, newer id)``: the newer updates the older (one slot, another
+            value).
+        unrelated: ``(older id, newer id)``: not versions of one fact (other slots, or one
+            fact said twice); their similarity must not make them so.
+    """
+
+    updates: tuple[tuple[str, str], ...] = ()
+    unrelated: frozenset[tuple[str, str]] = frozenset()
+
+
+def _formed(record: MemoryRecord) -> tuple[float, str]:
+    return (record.created_at.timestamp(), record.id)

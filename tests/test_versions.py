@@ -1,0 +1,241 @@
+"""Versions decided by what statements are about (cogmem.statements, cogmem.versions), and the
+write and read paths that follow that decision."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from cogmem import CognitiveMemory, CognitiveMemoryConfig
+from cogmem.canonical import canonical_text, clock_times, us_spelling
+from cogmem.errors import ModelNotFoundError
+from cogmem.parser import MODEL_FILES, _check, _model_dir
+from cogmem.statements import StatementReader, marks_change, speaker_lines
+from cogmem.versions import Phrases, relate
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+# Cosines a real embedder gives these phrases (all-MiniLM-L6-v2): kin above 0.45 / 0.6, not
+# kin below. The tests of the rule take them as given, so they need no model.
+_COSINES = {
+    frozenset({"vegetarian", "vegan"}): 0.73,
+    frozenset({"vegetarian", "nurse"}): 0.23,
+    frozenset({"nurse", "doctor"}): 0.59,
+    frozenset({"live in", "move to"}): 0.68,
+    frozenset({"live in", "work at"}): 0.29,
+}
+
+
+def similar(a: str, b: str) -> float:
+    return 1.0 if a == b else _COSINES.get(frozenset({a, b}), 0.1)
+
+
+@pytest.fixture(scope="module")
+def reader() -> StatementReader:
+    return StatementReader()
+
+
+def kind(reader: StatementReader, old: str, new: str, cosine: float | None = None) -> str:
+    return relate(reader.read(old), reader.read(new), similar, cosine).kind
+
+
+# ----------------------------------------------------------------------- canonical forms
+def test_clock_times_have_one_form() -> None:
+    assert clock_times("5 pm, 5:30pm, 17:00, 5 in the evening, noon, 12 am") == (
+        "17:00, 17:30, 17:00, 17:00, 12:00, 00:00"
+    )
+    assert clock_times("25:99 and 14 pm stay as they are") == "25:99 and 14 pm stay as they are"
+
+
+def test_numbers_spelling_and_hyphens_are_canonical() -> None:
+    assert canonical_text("We have two kids") == "We have 2 kids"
+    assert canonical_text("My mother-in-law uses Wi-Fi") == "My motherinlaw uses WiFi"
+    assert us_spelling("colour") == "color"
+    assert us_spelling("organise") == "organize"
+    assert us_spelling("table") == "table"
+
+
+# ----------------------------------------------------------------------- reading claims
+def test_a_claim_has_subject_predicate_and_value(reader: StatementReader) -> None:
+    (claim,) = reader.read("Sorry, I meant Austin - I live in Austin now.").claims
+    assert (claim.subject, claim.predicate) == ("user", "live")
+    assert "austin" in claim.value and "now" not in claim.value
+    assert claim.state and not claim.negated
+
+
+def test_subjects_keep_their_owner(reader: StatementReader) -> None:
+    sister = reader.read("My sister lives in Oslo.").claims[0]
+    cousin = reader.read("My wife's cousin is getting married.").claims[0]
+    assert (sister.subject, sister.owner) == ("user sister", "user")
+    assert cousin.owner == "user wife"
+    assert reader.read("The user lives in Berlin.").claims[0].subject == "user"
+
+
+def test_past_events_are_not_states(reader: StatementReader) -> None:
+    assert not reader.read("I went to the gym yesterday.").claims[0].state
+    assert reader.read("I moved to Berlin last month.").claims[0].state  # a change holds
+
+
+def test_questions_and_lead_ins_claim_nothing(reader: StatementReader) -> None:
+    assert reader.read("Where do I live?").claims == ()
+    claims = reader.read("I think my flight is on Friday.").claims
+    assert [c.predicate for c in claims] == ["be"]
+
+
+def test_speakers_and_labels() -> None:
+    assert speaker_lines("Caroline: I went home.\nMel: Nice!") == [
+        ("caroline", "I went home."),
+        ("mel", "Nice!"),
+    ]
+    assert speaker_lines("Correction: it is Friday.") == [("user", "it is Friday.")]
+    assert speaker_lines("User: I live in Paris.\nAssistant: Noted.")[1][0] == "assistant"
+
+
+def test_an_assistants_line_makes_no_claim(reader: StatementReader) -> None:
+    statement = reader.read("User: I live in Paris.\nAssistant: You live in Paris, noted.")
+    assert [c.subject for c in statement.claims] == ["user"]
+
+
+def test_change_marks() -> None:
+    assert marks_change("Scratch that, it's Tuesday.")
+    assert marks_change("My new number is 555-0199")
+    assert not marks_change("It's Tuesday.")
+
+
+# ----------------------------------------------------------------------- relations
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I live in Denver.", "I live in Austin."),
+        ("I live in Denver.", "Sorry, I meant Austin - I live in Austin now."),
+        ("I live in Denver.", "I moved to Austin last month."),
+        ("My phone number is 555-0142.", "My new phone number is 555-0199."),
+        ("I work at Google.", "I left Google last month and joined Meta."),
+        ("I'm a junior engineer.", "I got a promotion, I'm now a senior engineer."),
+        ("Ana is a nurse.", "Ana is a doctor now."),
+        ("My team has 8 engineers.", "My team has 11 engineers after the reorg."),
+        ("I eat meat.", "I no longer eat meat."),
+        ("My dentist appointment is on the 14th.", "The dentist appointment is on the 16th."),
+    ],
+)
+def test_updates(reader: StatementReader, old: str, new: str) -> None:
+    assert kind(reader, old, new) == "update"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("My sister lives in Oslo.", "My brother lives in Oslo."),
+        ("My mother lives in Lyon.", "My mother-in-law lives in Lyon."),
+        ("Ana lives in Paris.", "Ana is vegetarian."),
+        ("Ana is vegetarian.", "Ana is a nurse."),
+        ("Ana lives in Paris.", "Ana works as a nurse."),
+        ("My passport expires in 2027.", "My driver's licence expires in 2027."),
+        ("I graduated from college in 2012.", "I got married in 2012."),
+        ("I went to the gym on Monday.", "I went to the gym on Tuesday."),
+        ("My wife's cousin is getting married in May.", "My cousin is getting married."),
+    ],
+)
+def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
+    assert kind(reader, old, new) == "different"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("On Mondays I swim.", "I swim on Mondays."),
+        ("I live in Rome.", "I'm living in Rome."),
+        ("The retro is at five in the evening.", "The retro is at 17:00."),
+        ("My favourite colour is green.", "My favorite color is green."),
+        ("We have two kids.", "We've got 2 kids."),
+    ],
+)
+def test_restatements(reader: StatementReader, old: str, new: str) -> None:
+    assert kind(reader, old, new) == "same"
+
+
+def test_a_changed_name_is_never_the_same(reader: StatementReader) -> None:
+    """The parse of both may read alike; a different name still makes them different."""
+    assert kind(reader, "The team lead is Olga.", "The team lead is Marek.") != "same"
+
+
+def test_a_marked_change_close_in_meaning_updates(reader: StatementReader) -> None:
+    old = "My gym membership renews on June 1."
+    new = "Oops, got that wrong - the gym membership renews on July 1."
+    assert kind(reader, old, new, cosine=0.7) == "update"
+    assert kind(reader, old, new, cosine=0.3) != "update"
+    assert kind(reader, "My sister lives in Oslo.", "Actually my brother lives in Oslo.", 0.9) == (
+        "different"
+    )
+
+
+def test_phrases_cache_and_compare() -> None:
+    calls: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        calls.append(texts)
+        return [[1.0, 0.0] if t.startswith("a") else [0.6, 0.8] for t in texts]
+
+    phrases = Phrases(embed)
+    assert phrases("apple", "berry") == pytest.approx(0.6)
+    assert phrases("apple", "berry") == pytest.approx(0.6)
+    assert phrases("same", "same") == 1.0
+    assert calls == [["apple", "berry"]]
+
+
+# ----------------------------------------------------------------------- the model files
+def test_the_parser_model_is_checked(tmp_path: pytest.TempPathFactory) -> None:
+    folder = _model_dir()
+    _check(folder)  # the installed copy is en_core_web_sm 3.8.0's
+    copy = tmp_path / "model"  # type: ignore[operator]
+    for name in MODEL_FILES:
+        target = copy / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((folder / name).read_bytes())
+    (copy / "parser" / "model").write_bytes(b"not the model")
+    with pytest.raises(ModelNotFoundError, match="parser/model"):
+        _check(copy)
+
+
+# ----------------------------------------------------------------------- through a memory
+def _at(days: float) -> datetime:
+    return NOW - timedelta(days=days)
+
+
+@pytest.mark.parametrize("memory_type", ["semantic", None])
+def test_the_newest_truth_comes_first(mem: CognitiveMemory, memory_type: str | None) -> None:
+    typed = {} if memory_type is None else {"memory_type": memory_type}
+    mem.write("I live in Denver.", created_at=_at(40), now=_at(40), **typed)
+    outcome = mem.write("Sorry, I meant Austin - I live in Austin now.", now=_at(1), **typed)
+    sister = mem.write("My sister lives in Oslo.", now=_at(1), **typed)
+    assert outcome.action == "new_version" and sister.action == "stored"
+    texts = [r.text for r in mem.search("Where do I live?", now=NOW, reinforce=False)]
+    assert texts.index("Sorry, I meant Austin - I live in Austin now.") < texts.index(
+        "I live in Denver."
+    )
+
+
+def test_unrelated_facts_about_one_subject_do_not_push_each_other_down(
+    mem: CognitiveMemory,
+) -> None:
+    facts = ["Ana lives in Paris.", "Ana is vegetarian.", "Ana works as a nurse."]
+    for n, text in enumerate(facts):
+        mem.write(text, memory_type="semantic", created_at=_at(60 - 20 * n), now=_at(60 - 20 * n))
+    results = mem.search("Ana", now=NOW, reinforce=False)
+    assert all("newer_version" not in r.explanation.penalties for r in results)
+    assert all(r.memory.previous_version is None for r in results)
+
+
+def test_a_restated_fact_merges_across_days_even_as_an_episode(mem: CognitiveMemory) -> None:
+    first = mem.write("I live in Rome.", created_at=_at(30), now=_at(30))
+    again = mem.write("I'm living in Rome.", now=_at(1))
+    assert again.action == "merged" and again.id == first.id
+    event = mem.write("I went to the gym.", created_at=_at(30), now=_at(30))
+    assert mem.write("I went to the gym.", now=_at(1)).id != event.id  # two events
+
+
+def test_versions_by_similarity_is_still_there() -> None:
+    config = CognitiveMemoryConfig(version_evidence="similarity")
+    with CognitiveMemory(config=config) as plain:
+        assert plain.versions is None
