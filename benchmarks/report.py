@@ -35,6 +35,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.report_versions import versions_section, versions_targets
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "benchmarks"
 DEFAULT_PAGE = ROOT / "docs" / "benchmarks.md"
@@ -44,6 +48,19 @@ QUALITY: dict[str, list[str]] = {
     "locomo": ["benchmarks/locomo.py"],
     "updates": ["benchmarks/updates.py"],
     "corrections": ["benchmarks/corrections.py"],
+    "versions": [
+        "benchmarks/versions.py",
+        "--paths",
+        "semantic,default,episodic-default,middleware",
+    ],
+    "versions_heldout": [
+        "benchmarks/versions.py",
+        "--set",
+        "benchmarks/data/versions/heldout.jsonl",
+        "--fillers",
+        "benchmarks/data/versions/heldout_fillers.jsonl",
+    ],
+    "write_speed": ["benchmarks/write_speed.py"],
     "decay_variants": ["benchmarks/decay_variants.py"],
     "lift_variants": ["benchmarks/lift_variants.py"],
     "lifecycle": ["benchmarks/lifecycle.py"],
@@ -357,6 +374,7 @@ def targets_rows(data: dict[str, dict[str, Any] | None]) -> list[tuple[str, str,
         rows.append(
             ("Updates", "current version first ≥ 0.90", _fmt(value), d.get("target_at_least_0.90"))
         )
+    rows += versions_targets(data)
     if d := data.get("corrections"):
         for name, r in d["sets"].items():
             rows.append(
@@ -562,6 +580,7 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
         )
         lines += [""]
 
+    lines += versions_section(data, _table)
     if d := data.get("corrections"):
         lines += [
             "## Corrections and restatements: write-time dedup",

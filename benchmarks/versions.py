@@ -7,7 +7,8 @@ over the 120 days before), its writes made oldest first at their own time, its q
 asked one day after the last write, ``top_k=10``, ``reinforce=False``. Three write paths:
 
 * ``semantic``: ``CognitiveMemory.write(text, memory_type="semantic")``;
-* ``default``: ``CognitiveMemory.write(text)``, the default type;
+* ``default``: ``CognitiveMemory.write(text)``, the default type (``episodic-default``: the
+  same with ``default_memory_type="episodic"``, the default before ``"auto"``);
 * ``middleware``: each statement is a user turn of a LangChain ``create_agent`` agent with
   ``CognitiveMemoryMiddleware`` (defaults: the exchange stored after the turn, ``k=5``
   recalled into the system message), and each question a turn too: what the middleware puts
@@ -24,7 +25,7 @@ Shares, overall and by style:
   first among the case's statements.
 
     python benchmarks/versions.py                          # dev set, three paths
-    python benchmarks/versions.py --set heldout --paths semantic,default
+    python benchmarks/versions.py --set PATH/cases.jsonl --paths semantic,default
 """
 
 from __future__ import annotations
@@ -296,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         started = time.perf_counter()
         if path == "middleware":
             run, close = through_middleware(embedder, config)
+        elif path == "episodic-default":  # the default type before "auto", for comparison
+            run, close = direct(embedder, config.replace(default_memory_type="episodic"), None)
         else:
             run, close = direct(embedder, config, "semantic" if path == "semantic" else None)
         try:

@@ -320,10 +320,11 @@ def test_add_many_decides_among_its_items(memory: CognitiveMemory) -> None:
         ],
         now=NOW,
     )
-    assert [o.action for o in outcomes] == ["stored", "merged", "new_version", "stored"]
+    assert [o.action for o in outcomes] == ["stored", "merged", "new_version", "new_version"]
     assert outcomes[1].id == outcomes[0].id
     assert memory.get(outcomes[2].id).previous_version == outcomes[0].id
-    assert outcomes[3].id == "k" and len(memory) == 3  # a chosen id is never merged
+    assert outcomes[3].id == "k" and len(memory) == 3  # a chosen id is never merged,
+    assert memory.get("k").previous_version == outcomes[2].id  # only linked: said last
 
 
 def test_a_refused_call_changes_nothing(memory: CognitiveMemory) -> None:

@@ -1,10 +1,13 @@
-"""One spelling for what can be written several ways: numbers, clock times, UK/US spelling.
+"""One spelling for what can be written several ways: numbers, dates, clock times, UK/US
+spelling.
 
 Two statements that say the same thing in other words must compare equal before their claims
 are compared (:mod:`cogmem.statements`). The work is done by maintained libraries where one
 exists: number words by ``text2num`` ("two" -> "2", "twenty-one" -> "21"), British spellings
-by ``breame``'s lists ("colour" -> "color", "licence" -> "license"). Contractions need nothing
-here: the parser splits them and lemmatises the parts ("I'm" -> "I" + "be").
+by ``breame``'s lists ("colour" -> "color", "licence" -> "license"), dates by ``dateutil``
+("5 Dec", "December 5th", "the 5th of December" -> "12.05"; a regular expression finds
+them). Contractions need nothing here: the parser splits them and lemmatises the parts ("I'm"
+-> "I" + "be").
 
 Clock times have no small, maintained library that turns "5 pm", "17:00" and "five in the
 evening" into one form without also guessing a date, so :func:`clock_times` does only that,
@@ -15,15 +18,20 @@ noon and midnight, and HH:MM, all to ``HH:MM`` on the 24-hour clock.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from functools import lru_cache
 
-__all__ = ["canonical_text", "clock_times", "us_spelling"]
+__all__ = ["calendar_dates", "canonical_text", "clock_times", "us_spelling"]
 
 # h[:mm] followed by am/pm, or by "in the morning/afternoon/evening/at night".
 _CLOCK = re.compile(
     r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?:o'?clock\s*)?"
     r"(?:(?P<ampm>[ap])\.?\s?m\b\.?|(?:in the|at) (?P<part>morning|afternoon|evening|night))",
     re.IGNORECASE,
+)
+# "quarter past seven", "half past 5", "a quarter to 7" (after number words became digits).
+_PAST_TO = re.compile(
+    r"\b(?:a\s+)?(?P<part>quarter|half)\s+(?P<way>past|to)\s+(?P<h>\d{1,2})\b", re.IGNORECASE
 )
 _HHMM = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")
 _NAMED = {"noon": "12:00", "midday": "12:00", "midnight": "00:00"}
@@ -49,13 +57,24 @@ def _hhmm(match: re.Match[str]) -> str:
     return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else match[0]
 
 
+def _past_to(match: re.Match[str]) -> str:
+    hour = int(match["h"])
+    minutes = 15 if match["part"].lower() == "quarter" else 30
+    if match["way"].lower() == "to":
+        hour, minutes = (hour - 1) % 24, 60 - minutes
+    return f"{hour}:{minutes:02d}"
+
+
 def clock_times(text: str) -> str:
     """``text`` with its clock times as 24-hour ``HH:MM``.
 
     >>> clock_times("at 5 pm, 5:30pm, 17:00, 5 in the evening, noon and 9 a.m.")
     'at 17:00, 17:30, 17:00, 17:00, 12:00 and 09:00'
+    >>> clock_times("a quarter to 7 in the morning, half past 5")
+    '06:45, 05:30'
     """
     text = _NAMED_RE.sub(lambda m: _NAMED[m[1].lower()], text)
+    text = _PAST_TO.sub(_past_to, text)
     text = _CLOCK.sub(_clock, text)
     return _HHMM.sub(_hhmm, text)
 
@@ -71,6 +90,47 @@ def us_spelling(word: str) -> str:
 
     spelled = get_american_spelling(word)
     return spelled if isinstance(spelled, str) and spelled else word
+
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?\.?,?\s+)?"
+_YEAR = r"(?:,?\s+\d{4})?"
+# The spans of a text that name a calendar date; dateutil reads each.
+_DATE = re.compile(
+    r"\b(?:\d{4}-\d{2}-\d{2}"
+    r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    rf"|{_WEEKDAY}(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}"
+    rf"|{_WEEKDAY}{_MONTH}\s+(?:the\s+)?{_DAY}{_YEAR})\b",
+    re.IGNORECASE,
+)
+_NO_YEAR = datetime(1, 1, 1)
+
+
+def _date(match: re.Match[str]) -> str:
+    from dateutil import parser
+
+    span = re.sub(r"\bthe\b|\bof\b", " ", match[0], flags=re.IGNORECASE)
+    for day_first in (False, True):  # "07/22/2025" reads month first; "21/06" cannot
+        try:
+            when = parser.parse(span, default=_NO_YEAR, dayfirst=day_first)
+        except (ValueError, OverflowError):
+            continue
+        return str(when.strftime("%m.%d") if when.year == 1 else when.strftime("%Y.%m.%d"))
+    return match[0]
+
+
+def calendar_dates(text: str) -> str:
+    """``text`` with its calendar dates as ``YYYY.MM.DD``, or ``MM.DD`` without a year (one
+    token to the parser; dates read by dateutil; a weekday before a date is dropped).
+
+    >>> calendar_dates("on 5 Dec, on December 5th, on Thu the 9th of May, on 07/22/2025")
+    'on 12.05, on 12.05, on 05.09, on 2025.07.22'
+    """
+    return _DATE.sub(_date, text)
 
 
 def canonical_text(text: str) -> str:
@@ -89,4 +149,4 @@ def canonical_text(text: str) -> str:
         digits = text
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
-    return _GLUED.sub("", clock_times(digits))
+    return _GLUED.sub("", calendar_dates(clock_times(digits)))

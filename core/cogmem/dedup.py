@@ -383,6 +383,8 @@ def decide(
     judge: Judge | None = None,
     newer: NewerVersions | None = None,
     relate: Relate | None = None,
+    *,
+    chosen: bool = False,
 ) -> Decision:
     """What write-time dedup does with ``new``, given its nearest neighbours.
 
@@ -419,6 +421,11 @@ def decide(
         newer: The memories, as held now, that name an id as their ``previous_version``
             (default: none do).
         relate: ``(older text, newer text) -> Relation`` (default: every pair ``unknown``).
+        chosen: ``new``'s id was chosen by the caller: it is stored as itself, never merged,
+            and linked as a newer version only when ``relate`` says ``update``.
+
+    An episode is linked as a newer version only by the words (within the episode window):
+    a later turn of a conversation that reads like a change rarely is one.
     """
     newer = newer or _no_versions
     threshold = config.dedup_threshold
@@ -433,23 +440,22 @@ def decide(
         stored = n.record
         relation = relate(stored.text, new.text, n.similarity) if relate else _UNKNOWN
         close = n.similarity >= gate
-        if relation.kind == "unknown" and not close:
-            continue
-        comparison = compare(stored.text, new.text, tokenizer)
+        if not close and relation.kind in ("unknown", "different"):
+            continue  # nothing the words could add: they are compared only when close
+        comparison = compare(stored.text, new.text, tokenizer) if close else _UNCOMPARED
         conflicts = _conflicts(stored, new)
         same = (
             relation.kind == "same"
-            or (close and comparison.kind == "same")
+            or comparison.kind == "same"
             or (
-                close
-                and comparison.kind == "unclear"
+                comparison.kind == "unclear"
                 and relation.kind not in ("same", "update")
                 and judge is not None
                 and _ask(judge, stored, new)
             )
         )
         lasting = relation.kind == "same" and relation.lasting and stored.status == "active"
-        if same and not conflicts and (lasting or _comparable(stored, new, config)):
+        if same and not chosen and not conflicts and (lasting or _comparable(stored, new, config)):
             return Decision(
                 "merged",
                 None,
@@ -459,12 +465,14 @@ def decide(
             )
         if version is not None:
             continue
+        if chosen and not (relation.kind == "update" and relation.sure):
+            continue
         if same and conflicts:  # said again, with a field changed: a newer version
             version = (stored, conflicts)
         elif same:
             continue  # the same again, but not to merge (an episode told days later)
-        elif relation.kind == "update":
-            said = comparison.changes if comparison.kind == "changed" else relation.changes
+        elif relation.kind == "update" and relation.sure and new.memory_type != "episodic":
+            said = comparison.changes if comparison.changes else relation.changes
             version = (stored, said + conflicts)
         elif (
             relation.kind == "unknown"
@@ -481,11 +489,16 @@ def decide(
             comparison = compare(head.text, new.text, tokenizer)
             relation = relate(head.text, new.text, 0.0) if relate else _UNKNOWN
             restates = comparison.kind == "same" or relation.kind == "same"
-            if restates and not _conflicts(head, new) and _comparable(head, new, config):
+            mergeable = not chosen and _comparable(head, new, config)
+            if restates and not _conflicts(head, new) and mergeable:
                 return Decision("merged", None, head.id, (), (merged(head, new, config),))
             changes = (relation.changes or comparison.changes) + _conflicts(head, new)
         return Decision("new_version", replace(new, previous_version=head.id), head.id, changes)
     return Decision("stored", new)
+
+
+# A pair not compared word by word (not close enough for the words to matter).
+_UNCOMPARED = Comparison("changed", (), 0.0)
 
 
 def _head(record: MemoryRecord, newer: NewerVersions) -> MemoryRecord:

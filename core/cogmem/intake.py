@@ -409,7 +409,8 @@ def plan_writes(
     Args:
         records: The call's inputs as records.
         vectors: Their embeddings, one row each.
-        chosen: The ids the caller chose (never merged or linked).
+        chosen: The ids the caller chose (never merged; linked as versions only by what the
+            texts say).
         namespaces: The namespace of a name, ``None`` if it does not exist yet.
         config: The dedup thresholds.
         tokenizer: The store's BM25 tokenizer.
@@ -419,7 +420,13 @@ def plan_writes(
     """
     outcomes = [WriteOutcome(r.id, "stored") for r in records]
     records = list(records)
-    rows = [i for i, r in enumerate(records) if r.id not in chosen]
+    # A caller-chosen id is never merged: it is stored as itself, and may only be linked as
+    # the newer version of a memory it updates, when what the two say shows it (slots).
+    rows = [
+        i
+        for i, r in enumerate(records)
+        if r.id not in chosen or (versions is not None and r.memory_type != "episodic")
+    ]
     if config.dedup_threshold is None or not rows:
         return WritePlan(records, outcomes, {})
     stored_near = _stored_neighbours(records, vectors, rows, namespaces)
@@ -455,7 +462,14 @@ def plan_writes(
             if held is not None and target not in near:
                 near[target] = Neighbour(held, similarity)
         decision = decide(
-            record, list(near.values()), config, tokenizer, judge, view.newer_versions, relate
+            record,
+            list(near.values()),
+            config,
+            tokenizer,
+            judge,
+            view.newer_versions,
+            relate,
+            chosen=record.id in chosen,
         )
         for rewritten in decision.rewritten:  # neighbours written back (merged, relinked)
             view.put(rewritten, stored=rewritten.id not in row_of)

@@ -3,6 +3,7 @@
 :func:`recall` runs one namespace's search as a sequence of small steps, each readable alone::
 
     candidates      the dense and the lexical list, under one filter        (found by the query)
+    newer_versions  the newer versions of what they found, linked by dedup  (design §6)
     widened         each query variant's lists fused in (expansion, HyDE)   (cogmem.stages)
     reranked        the most relevant reordered by a reranker               (cogmem.stages)
     context         episodes formed next to the best-matching episodes      (via="context")
@@ -204,6 +205,7 @@ def recall(
     """The results of ``query`` in ``namespace``, best first, each explained; ``versions``
     reads which of the best candidates update others (design §3)."""
     found = candidates(namespace, query, config)
+    found += newer_versions(namespace, query, found, config)
     fused = fuse(found, query.mode, config)  # neighbours found next add nothing to it
     if query.variants:
         found, fused = widened(namespace, query, found, fused, config)
@@ -310,6 +312,45 @@ def candidates(
         )
         for i in keep
         if i in cosine
+    ]
+
+
+def newer_versions(
+    namespace: Namespace, query: Query, found: list[Candidate], config: CognitiveMemoryConfig
+) -> list[Candidate]:
+    """The newer versions (write-time links, followed to the newest) of the memories the query
+    found that it did not find itself: a correction worded away from the query still answers
+    it, and must be there to come first. Each is explained against the query (its cosine and
+    BM25), with no rank in either list."""
+    known = {c.memory.id for c in found}
+    records = namespace.records
+    wanted: list[str] = []
+    frontier = [c.memory.id for c in found]
+    while frontier and len(wanted) < config.version_candidates:
+        following = [n for m in frontier for n in records.newer_versions(m) if n not in known]
+        following = list(dict.fromkeys(following))
+        known.update(following)
+        wanted += following
+        frontier = following
+    held = [r for r in records.records_of(wanted) if r is not None and query.allowed(r)]
+    if not held:
+        return []
+    vectors = namespace.vectors([r.id for r in held])
+    cosine = _cosines(query.vector, {r.id: v for r in held if (v := vectors.get(r.id)) is not None})
+    bm25 = (
+        namespace.bm25_scores(namespace.tokens(query.text), [r.id for r in held])
+        if query.mode != "dense"
+        else {}
+    )
+    return [
+        Candidate(
+            memory=r,
+            vector=vectors.get(r.id),
+            cosine=cosine[r.id],
+            bm25=bm25.get(r.id) if query.mode != "dense" else None,
+        )
+        for r in held
+        if r.id in cosine
     ]
 
 

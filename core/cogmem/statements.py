@@ -35,6 +35,7 @@ from typing import Any
 from .canonical import canonical_text, us_spelling
 
 __all__ = [
+    "MAX_WORDS",
     "Claim",
     "Statement",
     "StatementReader",
@@ -44,6 +45,9 @@ __all__ = [
     "speaker_lines",
 ]
 
+#: A text of more words than this is a document, not a statement: its claims are not read (a
+#: memory is a sentence or a few; a parse costs time in proportion to the words).
+MAX_WORDS = 80
 # A line that starts with who says it: "Caroline: ...", "User: ...".
 _SPEAKER = re.compile(r"^\s*(?P<who>[A-Za-z][\w .'-]{0,40}?)\s*:\s+(?P<said>.*)$")
 _SELF_SPEAKERS = frozenset({"user", "human", "me", "customer", "client"})
@@ -100,6 +104,8 @@ CHANGE_VERBS = frozenset(
     }
 )  # fmt: skip
 _NEGATIONS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor"})
+# Verbs that set something to a new value: "changed my number to ...", "switched the plan to".
+_SETTERS = frozenset({"change", "switch", "update", "set", "reset", "move", "bump", "push"})
 _VALUE_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV", "ADP", "X", "SYM", "PRON"})
 _SKIP_DEPS = frozenset(
     {
@@ -169,6 +175,7 @@ _FUNCTION_WORDS = frozenset(
     {
         "in", "at", "on", "to", "for", "of", "from", "with", "by", "as", "into", "about",
         "it", "that", "this", "them", "they", "he", "she", "him", "her", "there", "here",
+        "their", "his", "its", "my", "our", "your", "user", "i", "we", "me", "us",
         "a", "an", "the", "be", "have", "do",
     }
 )  # fmt: skip
@@ -442,9 +449,13 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         if verb.pos_ not in ("VERB", "AUX") and verb.dep_ not in ("ROOT", "conj"):
             continue  # the small model tags some verbs as nouns ("renews"): a head counts
         reporter = reporters.get(verb.head.i) if verb.dep_ == "ccomp" else None
-        if reporter is not None and subject.lower_ in PRONOUNS:
+        if reporter is not None and subject.lower_ in ("he", "she", "they"):
             subject = reporter  # "Chen said they moved on": Chen moved on
         who, owner, person = _subject_phrase(subject, speaker)
+        if reporter is not None and not owner and not person:
+            # "Paula says the diet is vegan": Paula's diet
+            owner = _subject_phrase(reporter, speaker)[0]
+            who = f"{owner} {who}"
         skip = {t.i for t in subject.subtree}
         tokens = [
             t
@@ -453,21 +464,49 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         ]
         words = [_word(t) for t in tokens]
         complement, kind = _complement(verb)
-        claims.append(
-            Claim(
-                subject=who,
-                predicate=predicate,
-                value=tuple(sorted(words)),
-                owner=owner,
-                complement=complement,
-                complement_kind=kind,
-                value_kind=_kind(tokens),
-                negated=_negated(verb),
-                state=_state(verb),
-                person=person,
-            )
+        claim = Claim(
+            subject=who,
+            predicate=predicate,
+            value=tuple(sorted(words)),
+            owner=owner,
+            complement=complement,
+            complement_kind=kind,
+            value_kind=_kind(tokens),
+            negated=_negated(verb),
+            state=_state(verb),
+            person=person,
         )
+        claims.append(_set_to(claim, verb, speaker) or claim)
     return claims
+
+
+def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:
+    """"Chen changed their phone number to 555-0110" read as "Chen's phone number is
+    555-0110": a change verb whose object names what changed and whose "to" names how it is
+    now (``None`` for any other clause)."""
+    if verb.lemma_.lower() not in _SETTERS:
+        return None
+    thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    to = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("to", "into")), None)
+    value = next((c for c in to.children if c.dep_ == "pobj"), None) if to is not None else None
+    if thing is None or value is None or not claim.person:
+        return None
+    named = [w for w in _phrase(thing.subtree, thing, speaker) if w not in _OTHER_POSSESSIVES]
+    if named[:1] == [claim.subject]:
+        named = named[1:]  # "my phone plan", said by the user: the user's phone plan
+    tokens = [t for t in value.subtree if t.pos_ in _VALUE_POS and any(c.isalnum() for c in t.text)]
+    words = [_word(t) for t in tokens]
+    return Claim(
+        subject=" ".join([claim.subject, *named]),
+        predicate="be",
+        value=tuple(sorted(words)),
+        owner=claim.subject,
+        complement=" ".join(words),
+        complement_kind=_kind(tokens),
+        value_kind=_kind(tokens),
+        negated=claim.negated,
+        state=True,
+    )
 
 
 class StatementReader:
@@ -503,6 +542,12 @@ class StatementReader:
         """Each of ``texts`` read, the unread ones parsed in one batch."""
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
+        long = [t for t in missing if len(t.split()) > MAX_WORDS]
+        if long:  # a document, not a statement: its claims are not read
+            with self._lock:
+                for text in long:
+                    self._kept[text] = Statement(text, ())
+            missing = [t for t in missing if len(t.split()) <= MAX_WORDS]
         if missing:
             lines = [
                 (n, who, said) for n, t in enumerate(missing) for who, said in speaker_lines(t)

@@ -111,11 +111,15 @@ class Relation:
         changes: For an update, what changed, readably (``"user live: in denver -> to austin"``).
         lasting: For ``same``: every claim is a state, so the two say one lasting fact (a
             restatement days later is the same fact, not a second event).
+        sure: For ``update``: read from the claims (one slot, another value), not inferred
+            from a word that marks a change and the kind of the new value. Only a sure update
+            is written down as a version link; a search weighs the others with its query.
     """
 
     kind: RelationKind
     changes: tuple[str, ...] = ()
     lasting: bool = False
+    sure: bool = False
 
 
 def _predicate_phrase(claim: Claim) -> str:
@@ -145,6 +149,8 @@ def _same_subject(old: Claim, new: Claim) -> bool:
     """Whether two claims are about one subject: the same person or name, or the same thing
     of one owner ("my dentist appointment" / "the dentist appointment"; "the wifi password at
     home" / "the home wifi password"), one naming it with more words than the other."""
+    if _pronoun(old) or _pronoun(new):
+        return False  # "it", "she": who or what is not known here
     if old.subject == new.subject:
         return True
     if old.person and new.person:  # a full name and a first name: "Ana Silva" / "Ana"
@@ -158,6 +164,15 @@ def _same_subject(old: Claim, new: Claim) -> bool:
         return False
     a, b = old.thing, new.thing
     return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+# Predicates that say something changed but not what ("Victor switched; now Drone.").
+_BARE = frozenset({"switch", "move on", "change", "switch over", "transition", "go"})
+
+
+def _bare(claim: Claim) -> bool:
+    """A change that names no attribute: no slot can be read from it."""
+    return claim.predicate in _BARE and not claim.complement
 
 
 def _pronoun(claim: Claim) -> bool:
@@ -196,7 +211,7 @@ def _related_people(a: set[str], b: set[str]) -> bool:
 
 
 def _same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    if not _same_subject(old, new):
+    if not _same_subject(old, new) or _bare(old) or _bare(new):
         return False
     if old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS:
         return _one_kind(old, new, similar)
@@ -267,6 +282,7 @@ def relate(
     """
     readable = old.readable and new.readable
     changes: list[str] = []
+    guesses: list[str] = []
     agreed_old: set[int] = set()
     agreed_new: set[int] = set()
     for i, a in enumerate(old.claims if readable else ()):
@@ -278,10 +294,14 @@ def relate(
                 continue
             if not (a.state and b.state) or i in agreed_old:
                 continue
-            if slot or _changes_value(a, b) or (new.marked and _changes_to_kind(a, b, similar)):
+            if slot or _changes_value(a, b):
                 changes.append(f"{a.describe()} -> {b.describe()}")
+            elif new.marked and _changes_to_kind(a, b, similar):
+                guesses.append(f"{a.describe()} -> {b.describe()}")
     if changes:
-        return Relation("update", tuple(dict.fromkeys(changes)))
+        return Relation("update", tuple(dict.fromkeys(changes)), sure=True)
+    if guesses:
+        return Relation("update", tuple(dict.fromkeys(guesses)))
     every = len(agreed_old) == len(old.claims) and len(agreed_new) == len(new.claims)
     if readable and every and old.anchors == new.anchors:
         return Relation("same", lasting=all(c.state for c in old.claims))
@@ -412,8 +432,8 @@ class Versions:
         different: set[tuple[str, str]] = set()
         for i, older in enumerate(records):
             for j, newer in enumerate(records):
-                if i == j or _formed(older) >= _formed(newer):
-                    continue
+                if i == j or older.created_at >= newer.created_at:
+                    continue  # formed at one moment: neither is the newer
                 vi, vj = unit[i], unit[j]
                 cosine = None if vi is None or vj is None else float(vi @ vj)
                 relation = relate(statements[i], statements[j], self.similar, cosine)
@@ -438,6 +458,3 @@ class Evidence:
     updates: tuple[tuple[str, str], ...] = ()
     unrelated: frozenset[tuple[str, str]] = frozenset()
 
-
-def _formed(record: MemoryRecord) -> tuple[float, str]:
-    return (record.created_at.timestamp(), record.id)

@@ -1,0 +1,117 @@
+"""The page's section on the newest truth first (``benchmarks/versions.py`` and
+``benchmarks/write_speed.py``), for ``benchmarks/report.py``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+__all__ = ["versions_section", "versions_targets"]
+
+Table = Callable[[Sequence[str], Iterable[Sequence[Any]]], list[str]]
+_METRICS = ("current_first", "kept", "merged", "linked", "own_first")
+_PATHS = ("semantic", "default", "episodic-default", "middleware")
+
+
+def _share(result: dict[str, Any], metric: str) -> Any:
+    found = result.get(metric)
+    return found["share"] if found else "–"
+
+
+def versions_targets(data: Any) -> list[tuple[str, str, str, Any]]:
+    """Rows of the targets table: one per set and write path."""
+    rows = []
+    for name in ("versions", "versions_heldout"):
+        if not (d := data.get(name)):
+            continue
+        for path, result in d["paths"].items():
+            if path == "episodic-default":
+                continue
+            bar = 0.95 if path == "semantic" else 0.90
+            rows.append(
+                (
+                    f"Newest first ({d['set']}, {path})",
+                    f"current first ≥ {bar}, kept 1.0, merged ≥ 0.75, linked ≤ 0.05",
+                    " / ".join(str(_share(result, m)) for m in _METRICS[:4]),
+                    all(result["targets"].values()),
+                )
+            )
+    if d := data.get("write_speed"):
+        rows.append(
+            (
+                "write p50 / add p50 (dedup off), 10k",
+                "≤ 1.5",
+                str(d["p50_ratio"]),
+                d["target_p50_ratio_at_most_1.5"],
+            )
+        )
+    return rows
+
+
+def versions_section(data: Any, table: Table) -> list[str]:
+    """The section: every share by write path, and by style for the dev set."""
+    lines: list[str] = []
+    sets = [data[n] for n in ("versions", "versions_heldout") if data.get(n)]
+    if not sets:
+        return lines
+    lines += [
+        "## The newest truth first",
+        "",
+        "`benchmarks/versions.py`: each case in a store of its own among 40 unrelated memories, "
+        "its statements written oldest first at their own time, its questions asked a day after "
+        "the last (`top_k=10`). **current first**: a correction's question recalls the newest "
+        "statement before the older ones; **kept**: no statement of a correction, look-alike "
+        "or profile merged away; **merged**: a restatement merged into the first statement; "
+        "**linked**: a look-alike linked as a version (lower is better); **own first**: the "
+        "fact a look-alike's or profile's question asks for comes first among the case's "
+        'statements. Paths: `semantic` (`write(text, memory_type="semantic")`), `default` '
+        "(`write(text)`, the type read from the text), `episodic-default` (the same with the "
+        "earlier default type, for comparison), `middleware` (each statement and question a "
+        "turn of a `create_agent` agent with `CognitiveMemoryMiddleware`, defaults; what it "
+        "puts in the system message is scored; it stores every exchange as itself, so nothing "
+        "merges). The dev set (`benchmarks/data/versions/dev.jsonl`, 373 cases) and the "
+        "held-out set (`heldout.jsonl`, 244 cases) were written by two separate writers who "
+        "saw neither the mechanism nor each other's cases; the held-out set was never looked "
+        "at case by case.",
+        "",
+    ]
+    for d in sets:
+        lines += [f"**{d['set']}** ({d['cases']} cases)", ""]
+        lines += table(
+            ["path", *_METRICS],
+            [
+                (path, *(_share(d["paths"][path], m) for m in _METRICS))
+                for path in _PATHS
+                if path in d["paths"]
+            ],
+        )
+        lines += [""]
+    dev = data.get("versions")
+    if dev and "semantic" in dev["paths"]:
+        semantic = dev["paths"]["semantic"]
+        styles = sorted({s for m in _METRICS if m in semantic for s in semantic[m]["by_style"]})
+        lines += [f"By style, {dev['set']}, `semantic` path:", ""]
+        lines += table(
+            ["style", *_METRICS],
+            [
+                (
+                    style,
+                    *(
+                        semantic[m]["by_style"].get(style, "–") if m in semantic else "–"
+                        for m in _METRICS
+                    ),
+                )
+                for style in styles
+            ],
+        )
+        lines += [""]
+    if d := data.get("write_speed"):
+        lines += [
+            f"Cost of a write at {d['size']:,} memories (`benchmarks/write_speed.py`, real "
+            f"model, {d['writes']} writes taking turns): `write` with the defaults p50 "
+            f"{d['write']['p50_ms']} ms (p95 {d['write']['p95_ms']}), `add` with dedup off "
+            f"and the type given p50 {d['add_dedup_off']['p50_ms']} ms (p95 "
+            f"{d['add_dedup_off']['p95_ms']}): ratio {d['p50_ratio']}.",
+            "",
+        ]
+    return lines
