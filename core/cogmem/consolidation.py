@@ -35,7 +35,7 @@ import numpy.typing as npt
 from .config import CognitiveMemoryConfig
 from .embedding import Embedder, embed_texts
 from .errors import InvalidInputError, InvalidTypeError
-from .records import MemoryRecord
+from .records import SUMMARY_KEY, MemoryRecord
 from .retention import retention
 
 __all__ = [
@@ -195,7 +195,7 @@ def summary_record(
         namespace=first.namespace,
         links={m.id: config.consolidation_link_weight for m in members},
         links_updated_at=now,
-        metadata={"consolidated_from": len(members)},
+        metadata={SUMMARY_KEY: len(members)},
     )
 
 

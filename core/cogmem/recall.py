@@ -34,7 +34,7 @@ from .errors import InvalidInputError, InvalidTypeError
 from .filters import Where, build_where, compile_filters
 from .namespace import Namespace
 from .packing import TokenCounter, mmr_order, pack
-from .records import MemoryRecord, SearchResult
+from .records import SUMMARY_KEY, MemoryRecord, SearchResult
 from .retention import reinforce
 from .scoring import Candidate, fuse, score_candidates
 from .stages import (
@@ -380,10 +380,14 @@ def evidence(
         [c.memory for c in chosen],
         [c.vector if c.vector is not None else read.get(c.memory.id) for c in chosen],
     )
-    kinds = {c.memory.id: c.memory.memory_type for c in chosen}
+    # a newer episode, or a summary of older memories, updates nothing
+    stated = {
+        c.memory.id
+        for c in chosen
+        if c.memory.memory_type != "episodic" and SUMMARY_KEY not in c.memory.metadata
+    }
     return Evidence(
-        tuple(p for p in found_pairs.updates if kinds[p[1]] != "episodic"),
-        found_pairs.unrelated,
+        tuple(p for p in found_pairs.updates if p[1] in stated), found_pairs.unrelated
     )
 
 

@@ -18,6 +18,7 @@ from frozendict import frozendict
 __all__ = [
     "MEMORY_TYPES",
     "STATUSES",
+    "SUMMARY_KEY",
     "Explanation",
     "MemoryRecord",
     "MemoryType",
@@ -26,6 +27,9 @@ __all__ = [
     "WriteAction",
     "WriteOutcome",
 ]
+
+#: The metadata key of a consolidation summary (the number of memories it stands for).
+SUMMARY_KEY = "consolidated_from"
 
 MemoryType = Literal["episodic", "semantic", "procedural", "core"]
 Status = Literal["active", "superseded"]

@@ -55,7 +55,7 @@ from frozendict import frozendict
 
 from .config import CognitiveMemoryConfig
 from .fusion import RankedList, normalize_bm25, reciprocal_rank_fusion, weighted_score_fusion
-from .records import Explanation, MemoryRecord, SearchResult
+from .records import SUMMARY_KEY, Explanation, MemoryRecord, SearchResult
 from .retention import retention
 from .versions import Evidence
 
@@ -210,6 +210,8 @@ def newer_version_penalties(
             if n.id == m.id or n.created_at <= m.created_at or sim <= low:
                 continue
             if (m.id, n.id) in unrelated or (episode and n.memory_type not in ("semantic", "core")):
+                continue
+            if SUMMARY_KEY in n.metadata:  # a summary restates older memories: no newer version
                 continue
             r_n = retentions[n.id]
             if r_n <= r_m:
