@@ -8,8 +8,8 @@
   ``langchain.agents.create_agent(..., store=...)``: items are memories, search is cognitive.
 * :class:`CognitiveMemoryMiddleware` — an ``AgentMiddleware`` for ``create_agent``: recalls
   for the user's message before each model call, remembers each turn after it.
-* :func:`memory_tools` — ``search_memory``, ``remember``, ``forget``, ``update_memory`` as
-  tools an agent calls itself.
+* :func:`memory_tools` — ``search_memory``, ``remember``, ``forget``, ``update_memory``,
+  ``memory_history`` as tools an agent calls itself.
 * :func:`expander_from`, :func:`hyde_from` — query expansion and HyDE from a chat model;
   :func:`reranker_from` — a document compressor or cross-encoder as cogmem's reranker
   (``CognitiveMemory(stages=cogmem.Stages(...))``).

@@ -10,8 +10,8 @@
   ``TimeWeightedPostprocessor`` (additive, ~9-minute half-life).
 * :class:`CognitiveMemoryBlock` — a ``BaseMemoryBlock`` for ``llama_index.core.memory.Memory``:
   flushed chat messages become episodic memories; reading returns the relevant ones.
-* :func:`memory_tools` — ``search_memory``, ``remember``, ``forget``, ``update_memory`` as
-  ``FunctionTool`` s for agents (``FunctionAgent``, ``ReActAgent``).
+* :func:`memory_tools` — ``search_memory``, ``remember``, ``forget``, ``update_memory``,
+  ``memory_history`` as ``FunctionTool`` s for agents (``FunctionAgent``, ``ReActAgent``).
 * :class:`LlamaIndexEmbedder` — any LlamaIndex ``BaseEmbedding`` as cogmem's embedder;
   :class:`CogmemEmbedding` — a cogmem embedder (offline MiniLM) as a ``BaseEmbedding``.
 * :func:`expander_from`, :func:`hyde_from` — query expansion and HyDE from an LLM;

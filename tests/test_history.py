@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
-from typing import Any
 
 import pytest
 
@@ -169,43 +168,21 @@ def test_the_langchain_tool(rent: CognitiveMemory) -> None:
 # The agent workflow inspects pydantic objects and trips pydantic's deprecation warnings.
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_the_llamaindex_tool_in_an_agent(rent: CognitiveMemory) -> None:
-    from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult
-    from llama_index.core.base.llms.types import ChatMessage, MessageRole, ToolCallBlock
-    from llama_index.core.llms.mock import MockFunctionCallingLLM
+    from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
     from llamaindex_cogmem import memory_tools
+    from tests.llamaindex_fixtures import run_scripted_agent, tool_call
 
     tools = memory_tools(rent, now=lambda: NOW)
     assert tools[-1].metadata.name == "memory_history"
     assert "how a memory changed" in tools[-1].metadata.description
 
-    def calling(call_id: str, memory_id: str) -> ChatMessage:
-        block = ToolCallBlock(
-            tool_call_id=call_id, tool_name="memory_history", tool_kwargs={"memory_id": memory_id}
-        )
-        return ChatMessage(role=MessageRole.ASSISTANT, blocks=[block])
-
     script = [
-        calling("1", "v1"),
-        calling("2", "no-such-id"),
+        tool_call("memory_history", "1", memory_id="v1"),
+        tool_call("memory_history", "2", memory_id="no-such-id"),
         ChatMessage(role=MessageRole.ASSISTANT, content="Rent went up twice."),
     ]
-    seen: list[Sequence[ChatMessage]] = []
-
-    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
-        seen.append(messages)
-        return script[len(seen) - 1]
-
-    agent = FunctionAgent(
-        llm=MockFunctionCallingLLM(response_generator=respond), tools=tools, streaming=False
-    )
-
-    async def run() -> tuple[str, list[ToolCallResult]]:
-        handler = agent.run("How did my rent change?")
-        results = [e async for e in handler.stream_events() if isinstance(e, ToolCallResult)]
-        return str(await handler), results
-
-    answer, results = asyncio.run(run())
+    answer, results, _ = run_scripted_agent(tools, script, "How did my rent change?")
     assert answer == "Rent went up twice."
     found, failed = (r.tool_output for r in results)
     assert not found.is_error and found.content.splitlines()[0].endswith("(id v1)")

@@ -57,7 +57,7 @@ class CognitiveMemory(MemoryHandle):
     Setup: in-process (``CognitiveMemory()``), a folder (``path=``), or a Chroma server
     (``client=cogmem.clients.http_client(...)``); each namespace is its own Chroma collection.
     Add: :meth:`add` / :meth:`write` (one), :meth:`add_many` / :meth:`write_many`,
-    :meth:`restore` (exact records). Search: :meth:`search`; read: :meth:`get`,
+    :meth:`restore` (exact records). Search: :meth:`search`; read: :meth:`get`, :meth:`history`,
     :meth:`memories`, :meth:`records`. Change: :meth:`delete`, :meth:`supersede`,
     :meth:`contradict`, :meth:`reinforce`, :meth:`consolidate`, :meth:`maintain`. Async: the
     ``a``-prefixed twins. Close with :meth:`close` (or ``with``).
