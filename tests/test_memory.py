@@ -59,7 +59,7 @@ def test_add_get_defaults_and_time_as_argument(mem: CognitiveMemory) -> None:
         0.8,
     )
     assert mem.get(mem.add("I went to the gym yesterday.", now=NOW)).memory_type == "episodic"
-    assert mem.get(mem.add("Caroline: I live in Paris.", now=NOW)).memory_type == "episodic"
+    assert mem.get(mem.add("Mira: I live in Paris.", now=NOW)).memory_type == "episodic"
     assert m.stability == pytest.approx(0.25)
     assert m.created_at == NOW and m.last_accessed_at is None and m.access_count == 0
     assert m.status == "active" and m.namespace == "default"

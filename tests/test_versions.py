@@ -84,9 +84,9 @@ def test_questions_and_lead_ins_claim_nothing(reader: StatementReader) -> None:
 
 
 def test_speakers_and_labels() -> None:
-    assert speaker_lines("Caroline: I went home.\nMel: Nice!") == [
-        ("caroline", "I went home."),
-        ("mel", "Nice!"),
+    assert speaker_lines("Mira: I went home.\nJoss: Nice!") == [
+        ("mira", "I went home."),
+        ("joss", "Nice!"),
     ]
     assert speaker_lines("Correction: it is Friday.") == [("user", "it is Friday.")]
     assert speaker_lines("User: I live in Paris.\nAssistant: Noted.")[1][0] == "assistant"

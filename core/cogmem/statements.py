@@ -7,7 +7,7 @@ A memory such as "Sorry, I meant Austin - I live in Austin now." makes one claim
 * **subject**: who or what the claim is about, as a noun phrase with its owners and modifiers:
   ``user`` (I, me, we, "the user"), ``ana``, ``user sister`` (my sister), ``user phone number``,
   ``ana flight to berlin``. Words that only say a version is newer ("new", "current",
-  "updated") are not part of it. In a line that starts with a speaker ("Caroline: I ..."), the
+  "updated") are not part of it. In a line that starts with a speaker ("Mira: I ..."), the
   first person is that speaker; an assistant's lines make no claims.
 * **predicate**: the verb's lemma with its particle (``live``, ``be``, ``move``, ``pick up``).
 * **value**: everything else the clause says (objects, complements, prepositional phrases),
@@ -48,7 +48,7 @@ __all__ = [
 #: A text of more words than this is a document, not a statement: its claims are not read (a
 #: memory is a sentence or a few; a parse costs time in proportion to the words).
 MAX_WORDS = 80
-# A line that starts with who says it: "Caroline: ...", "User: ...".
+# A line that starts with who says it: "Mira: ...", "User: ...".
 _SPEAKER = re.compile(r"^\s*(?P<who>[A-Za-z][\w .'-]{0,40}?)\s*:\s+(?P<said>.*)$")
 _SELF_SPEAKERS = frozenset({"user", "human", "me", "customer", "client"})
 # "Correction: ...", "Update: ...": a label before a statement, not someone speaking.
@@ -193,7 +193,7 @@ class Statement:
         anchors: Its names, numbers and negations, canonical: two texts that differ in one
             of these never say the same thing, however their clauses read.
         words: Every word of it, canonical (lemmas, US spelling).
-        spoken: A line of it names its speaker ("Caroline: ..."): a turn of a conversation.
+        spoken: A line of it names its speaker ("Mira: ..."): a turn of a conversation.
     """
 
     text: str
@@ -237,7 +237,7 @@ def marks_change(text: str) -> bool:
 
 
 def _has_speaker(text: str) -> bool:
-    """Whether a line of ``text`` names who says it ("Caroline: ..."; not "Note: ...")."""
+    """Whether a line of ``text`` names who says it ("Mira: ..."; not "Note: ...")."""
     for line in text.splitlines():
         match = _SPEAKER.match(line)
         if match and match["who"].strip().lower() not in _LABELS:
@@ -246,7 +246,7 @@ def _has_speaker(text: str) -> bool:
 
 
 def speaker_lines(text: str) -> list[tuple[str, str]]:
-    """``text`` as ``(speaker, said)`` lines: the speaker a line names ("Caroline: ...";
+    """``text`` as ``(speaker, said)`` lines: the speaker a line names ("Mira: ...";
     ``user`` for User/Human), else the one before it, else ``user``; an assistant's lines are
     returned with speaker ``assistant``."""
     out: list[tuple[str, str]] = []
