@@ -213,3 +213,35 @@ def test_bad_arguments_are_refused(mem: CognitiveMemory) -> None:
         CognitiveMemoryMiddleware(mem, fact_type="dream")
     with pytest.raises(TypeError, match="CognitiveMemory"):
         CognitiveMemoryMiddleware("mem")  # type: ignore[arg-type]
+
+
+def test_a_users_statement_is_kept_as_a_fact_and_its_change_comes_first(
+    mem: CognitiveMemory,
+) -> None:
+    clock = Clock()
+    memory = CognitiveMemoryMiddleware(mem, namespace="ana", now=clock)
+    agent = create_agent(scripted("Noted.", "Noted.", "Noted."), middleware=[memory])
+    ask(agent, "I live in Denver.")
+    clock.time += timedelta(days=40)
+    ask(agent, "Sorry, I meant Austin - I live in Austin now.")
+    ask(agent, "Where do I live?")  # a question: no fact
+    facts = [
+        m for m in mem.memories(namespace="ana", now=clock.time) if m.memory_type != "episodic"
+    ]
+    assert sorted(m.text for m in facts) == [
+        "I live in Denver.",
+        "Sorry, I meant Austin - I live in Austin now.",
+    ]
+    newer = next(m for m in facts if "Austin" in m.text)
+    older = next(m for m in facts if "Denver" in m.text)
+    assert newer.previous_version == older.id
+    texts = [r.text for r in mem.search("Where do I live?", namespace="ana", now=clock.time)]
+    assert texts.index(newer.text) < texts.index(older.text)
+
+
+def test_facts_false_keeps_only_the_exchange(mem: CognitiveMemory) -> None:
+    memory = CognitiveMemoryMiddleware(mem, namespace="ana", now=Clock(), facts=False)
+    ask(create_agent(scripted("Noted."), middleware=[memory]), "I live in Denver.")
+    assert [m.memory_type for m in mem.memories(namespace="ana")] == ["episodic"]
+    with pytest.raises(TypeError, match="facts"):
+        CognitiveMemoryMiddleware(mem, facts="yes")  # type: ignore[arg-type]

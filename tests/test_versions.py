@@ -11,8 +11,10 @@ from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.canonical import canonical_text, clock_times, us_spelling
 from cogmem.errors import ModelNotFoundError
 from cogmem.parser import MODEL_FILES, _check, _model_dir
+from cogmem.records import SUMMARY_KEY
 from cogmem.statements import StatementReader, marks_change, speaker_lines
-from cogmem.versions import Phrases, relate
+from cogmem.testing import HashingEmbedder
+from cogmem.versions import Phrases, Versions, relate
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -239,3 +241,46 @@ def test_versions_by_similarity_is_still_there() -> None:
     config = CognitiveMemoryConfig(version_evidence="similarity")
     with CognitiveMemory(config=config) as plain:
         assert plain.versions is None
+
+
+def test_a_parser_that_fails_loses_no_write(mem: CognitiveMemory) -> None:
+    def broken(texts: object) -> list[object]:
+        raise RuntimeError("parser down")
+
+    assert mem.versions is not None
+    reader = StatementReader(parse=broken)
+    assert reader.read("I live in Denver.").claims == ()  # read as unknown
+    mem.versions = Versions(reader, similar)
+    first = mem.write("I live in Denver.", memory_type="semantic", now=_at(2))
+    second = mem.write("I live in Austin.", memory_type="semantic", now=_at(1))
+    assert {first.action, second.action} <= {"stored", "new_version"}
+    assert {m.text for m in mem.memories()} == {"I live in Denver.", "I live in Austin."}
+
+
+def test_a_summary_is_never_a_newer_version(mem: CognitiveMemory) -> None:
+    """A consolidation summary restates older memories; formed later, it still outdates none."""
+    old = mem.add("Standup: billing migration on track.", memory_type="episodic", now=_at(90))
+    summary = mem.add(
+        "The billing migration is on track.",
+        id="summary",
+        memory_type="semantic",
+        metadata={SUMMARY_KEY: 2},
+        now=_at(1),
+    )
+    results = {r.id: r for r in mem.search("billing migration", now=NOW, reinforce=False)}
+    assert "newer_version" not in results[old].explanation.penalties
+    assert results[summary].explanation.penalties.get("newest_version") is None
+
+
+def test_a_linked_newer_version_joins_what_a_search_found() -> None:
+    """Found by neither list (each one deep here), a correction linked to what was found is
+    still there to come first."""
+    config = CognitiveMemoryConfig(k_dense=1, k_sparse=1)
+    with CognitiveMemory(embedder=HashingEmbedder(), config=config) as narrow:
+        narrow.add_many(["The office plant needs water.", "Bruno plays the cello."], now=_at(60))
+        old = narrow.add("My dentist is Dr. Alvarez.", memory_type="semantic", now=_at(30))
+        new = narrow.write("Switched dentists: my dentist is Dr. Okafor.", now=_at(1))
+        assert new.action == "new_version" and new.existing_id == old
+        hits = narrow.search("Alvarez", now=NOW, reinforce=False)
+        assert [h.id for h in hits[:2]] == [new.id, old]
+        assert hits[0].explanation.dense_rank is None and hits[0].explanation.lexical_rank is None

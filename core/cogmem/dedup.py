@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .config import CognitiveMemoryConfig
+from .history import formed
 from .lexical import STOPWORDS_EN, Tokenizer, word_spans
 from .records import MemoryRecord, WriteAction
 from .versions import Relation
@@ -401,10 +402,12 @@ def decide(
        Nothing new is stored; the neighbour is reinforced (:func:`merged`). If a neighbour had
        updated that memory since (its ``previous_version`` chain), what was said last counts:
        the memory moves to the front of its chain, as the newer version of the latest update.
-    2. else **new_version** of the first that ``new`` updates: a claim about the same slot
-       with another value (``relate`` says ``update``); or, when ``relate`` cannot tell, one
-       that shares most of its words with ``new`` (:attr:`Comparison.rewording`), is about
-       the same subject (not :attr:`Comparison.subject_changed`) and is at cosine ≥
+    2. else **new_version** of the first that ``new`` updates (the first of its own type, if
+       any: a fact updates the fact it changes before the exchange it was told in): a claim
+       about the same slot with another value (``relate`` says ``update``); or, when
+       ``relate`` cannot tell, one that shares most of its words with ``new``
+       (:attr:`Comparison.rewording`), is about the same subject (not
+       :attr:`Comparison.subject_changed`) and is at cosine ≥
        ``config.dedup_threshold`` or differs in one detail (:attr:`Comparison.one_detail`).
        ``new`` is stored with ``previous_version`` set to the newest version of that memory
        (the head of its chain; so chains stay in the order things were said), or merged into
@@ -463,7 +466,7 @@ def decide(
                 comparison.changes,
                 _to_front(merged(stored, new, config), newer),
             )
-        if version is not None:
+        if version is not None and not _better_kin(version[0], stored, new):
             continue
         if chosen and not (relation.kind == "update" and relation.sure):
             continue
@@ -501,6 +504,13 @@ def decide(
 _UNCOMPARED = Comparison("changed", (), 0.0)
 
 
+def _better_kin(chosen: MemoryRecord, other: MemoryRecord, new: MemoryRecord) -> bool:
+    """Whether ``other`` makes a better older version of ``new`` than ``chosen``: of
+    ``new``'s type where ``chosen`` is not (a fact updates the fact it changes before the
+    exchange it was told in)."""
+    return chosen.memory_type != new.memory_type and other.memory_type == new.memory_type
+
+
 def _head(record: MemoryRecord, newer: NewerVersions) -> MemoryRecord:
     """The newest version reachable from ``record`` through its newer versions (itself when
     none updates it; at a fork, which only hand-made links make, the most recently formed)."""
@@ -509,7 +519,7 @@ def _head(record: MemoryRecord, newer: NewerVersions) -> MemoryRecord:
         following = [n for n in newer(latest.id) if n.id not in seen]
         if not following:
             return latest
-        latest = max(following, key=_formed)
+        latest = max(following, key=formed)
         seen.add(latest.id)
 
 
@@ -529,15 +539,11 @@ def _to_front(record: MemoryRecord, newer: NewerVersions) -> tuple[MemoryRecord,
     successors = list(newer(record.id))
     if not successors:
         return (record,)
-    latest = _head(max(successors, key=_formed), newer)
+    latest = _head(max(successors, key=formed), newer)
     return (
         replace(record, previous_version=latest.id),
         *(replace(s, previous_version=record.previous_version) for s in successors),
     )
-
-
-def _formed(record: MemoryRecord) -> tuple[float, str]:
-    return (record.created_at.timestamp(), record.id)
 
 
 def _ask(judge: Judge, stored: MemoryRecord, new: MemoryRecord) -> bool:

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from .records import MemoryRecord
 
-__all__ = ["version_chain"]
+__all__ = ["formed", "version_chain"]
 
 
 def version_chain(
@@ -52,7 +52,7 @@ def version_chain(
         visited.add(current.id)
         chain.append(current)
         following = (get(i) for i in newer(current.id) if i not in visited)
-        branches = sorted((r for r in following if r is not None), key=_formed)
+        branches = sorted((r for r in following if r is not None), key=formed)
         pending.extend(reversed(branches))  # the earliest formed on top
     return chain
 
@@ -64,7 +64,7 @@ def _oldest(record: MemoryRecord, get: Callable[[str], MemoryRecord | None]) -> 
     while path[-1].previous_version is not None:
         before_id = path[-1].previous_version
         if before_id in at:
-            return min(path[at[before_id] :], key=_formed)
+            return min(path[at[before_id] :], key=formed)
         before = get(before_id)
         if before is None:
             break
@@ -73,5 +73,6 @@ def _oldest(record: MemoryRecord, get: Callable[[str], MemoryRecord | None]) -> 
     return path[-1]
 
 
-def _formed(record: MemoryRecord) -> tuple[datetime, str]:
+def formed(record: MemoryRecord) -> tuple[datetime, str]:
+    """The order memories were formed in: creation time, then id (a fork's tie-break)."""
     return (record.created_at, record.id)

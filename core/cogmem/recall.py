@@ -386,9 +386,7 @@ def evidence(
         for c in chosen
         if c.memory.memory_type != "episodic" and SUMMARY_KEY not in c.memory.metadata
     }
-    return Evidence(
-        tuple(p for p in found_pairs.updates if p[1] in stated), found_pairs.unrelated
-    )
+    return Evidence(tuple(p for p in found_pairs.updates if p[1] in stated), found_pairs.unrelated)
 
 
 def widened(

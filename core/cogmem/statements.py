@@ -25,6 +25,7 @@ reads. Numbers, clock times and spellings are made canonical first (:mod:`cogmem
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -33,6 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
+from .errors import CogmemError
+
+log = logging.getLogger("cogmem")
 
 __all__ = [
     "MAX_WORDS",
@@ -240,9 +244,18 @@ def _has_speaker(text: str) -> bool:
     """Whether a line of ``text`` names who says it ("Mira: ..."; not "Note: ...")."""
     for line in text.splitlines():
         match = _SPEAKER.match(line)
-        if match and match["who"].strip().lower() not in _LABELS:
+        if match and match["who"].strip().lower() not in _LABELS and _named(match["who"]):
             return True
     return False
+
+
+def _named(who: str) -> bool:
+    """Whether a label before a colon names a speaker: up to three words, each capitalised
+    ("Mira", "Dr Osei", "User"), not a phrase ("Switched dentists: ...")."""
+    words = who.split()
+    if who.strip().lower() in _SELF_SPEAKERS | _ASSISTANTS:
+        return True  # "user:", "assistant:" as chat logs write them
+    return 0 < len(words) <= 3 and all(w[:1].isupper() for w in words)
 
 
 def speaker_lines(text: str) -> list[tuple[str, str]]:
@@ -258,7 +271,7 @@ def speaker_lines(text: str) -> list[tuple[str, str]]:
         who = match["who"].strip().lower() if match else ""
         if match and who in _LABELS:
             line = match["said"]
-        elif match and len(who.split()) <= 3:
+        elif match and _named(match["who"]):
             speaker = (
                 "user"
                 if who in _SELF_SPEAKERS
@@ -481,7 +494,7 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
 
 
 def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:
-    """"Chen changed their phone number to 555-0110" read as "Chen's phone number is
+    """ "Chen changed their phone number to 555-0110" read as "Chen's phone number is
     555-0110": a change verb whose object names what changed and whose "to" names how it is
     now (``None`` for any other clause)."""
     if verb.lemma_.lower() not in _SETTERS:
@@ -542,46 +555,51 @@ class StatementReader:
         """Each of ``texts`` read, the unread ones parsed in one batch."""
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if t not in self._kept))
-        long = [t for t in missing if len(t.split()) > MAX_WORDS]
-        if long:  # a document, not a statement: its claims are not read
-            with self._lock:
-                for text in long:
-                    self._kept[text] = Statement(text, ())
-            missing = [t for t in missing if len(t.split()) <= MAX_WORDS]
-        if missing:
-            lines = [
-                (n, who, said) for n, t in enumerate(missing) for who, said in speaker_lines(t)
-            ]
-            spoken = [(n, who, said) for n, who, said in lines if who != "assistant"]
-            docs = self._docs([canonical_text(said) for _, _, said in spoken])
-            found: dict[int, list[Claim]] = {n: [] for n in range(len(missing))}
-            anchors: dict[int, set[str]] = {n: set() for n in range(len(missing))}
-            words: dict[int, set[str]] = {n: set() for n in range(len(missing))}
-            for (n, who, _), doc in zip(spoken, docs, strict=True):
-                found[n].extend(read_doc(doc, who))
-                anchors[n].update(_anchors(doc))
-                words[n].update(_word(t) for t in doc if not (t.is_punct or t.is_space))
-            with self._lock:
-                for n, text in enumerate(missing):
-                    self._kept[text] = Statement(
-                        text,
-                        tuple(found[n]),
-                        marks_change(text),
-                        frozenset(anchors[n]),
-                        frozenset(words[n]),
-                        _has_speaker(text),
-                    )
-                while len(self._kept) > self._size:
-                    self._kept.popitem(last=False)
+        fresh = self._read(missing) if missing else {}
         with self._lock:
+            self._kept.update(fresh)
+            while len(self._kept) > self._size:
+                self._kept.popitem(last=False)
             out = []
             for text in texts:
-                statement = self._kept.get(text)
-                if statement is None:  # evicted by a concurrent read: read it again
-                    statement = Statement(text, ())
-                else:
+                statement = fresh.get(text) or self._kept.get(text)
+                if text in self._kept:
                     self._kept.move_to_end(text)
-                out.append(statement)
+                out.append(statement if statement is not None else self._read([text])[text])
+        return out
+
+    def _read(self, texts: Sequence[str]) -> dict[str, Statement]:
+        """``texts`` parsed and read. A text over ``MAX_WORDS`` words is a document and is not
+        parsed; a parser that fails on them leaves every text unread (no claims: the version
+        logic falls back on words), logged, so that no write is lost to it. A missing or
+        damaged model raises :class:`~cogmem.errors.ModelNotFoundError`."""
+        short = [t for t in texts if len(t.split()) <= MAX_WORDS]
+        out = {t: Statement(t, ()) for t in texts}
+        lines = [(n, who, said) for n, t in enumerate(short) for who, said in speaker_lines(t)]
+        spoken = [(n, who, said) for n, who, said in lines if who != "assistant"]
+        try:
+            docs = list(self._docs([canonical_text(said) for _, _, said in spoken]))
+        except CogmemError:
+            raise  # a missing or damaged model: named, before anything is written
+        except Exception as exc:  # a parser that fails on a text must not fail the write
+            log.warning("statements could not be parsed (read as unknown): %s", exc)
+            return out
+        found: dict[int, list[Claim]] = {n: [] for n in range(len(short))}
+        anchors: dict[int, set[str]] = {n: set() for n in range(len(short))}
+        words: dict[int, set[str]] = {n: set() for n in range(len(short))}
+        for (n, who, _), doc in zip(spoken, docs, strict=True):
+            found[n].extend(read_doc(doc, who))
+            anchors[n].update(_anchors(doc))
+            words[n].update(_word(t) for t in doc if not (t.is_punct or t.is_space))
+        for n, text in enumerate(short):
+            out[text] = Statement(
+                text,
+                tuple(found[n]),
+                marks_change(text),
+                frozenset(anchors[n]),
+                frozenset(words[n]),
+                _has_speaker(text),
+            )
         return out
 
 

@@ -457,4 +457,3 @@ class Evidence:
 
     updates: tuple[tuple[str, str], ...] = ()
     unrelated: frozenset[tuple[str, str]] = frozenset()
-
