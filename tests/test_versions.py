@@ -9,10 +9,10 @@ import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.canonical import canonical_text, clock_times, us_spelling
-from cogmem.errors import ModelNotFoundError
+from cogmem.errors import InvalidTypeError, ModelNotFoundError
 from cogmem.parser import MODEL_FILES, _check, _model_dir
 from cogmem.records import SUMMARY_KEY
-from cogmem.statements import StatementReader, marks_change, speaker_lines
+from cogmem.statements import StatementReader, marks_change, marks_revision, speaker_lines
 from cogmem.testing import HashingEmbedder
 from cogmem.versions import Phrases, Versions, relate
 
@@ -103,6 +103,43 @@ def test_change_marks() -> None:
     assert marks_change("Scratch that, it's Tuesday.")
     assert marks_change("My new number is 555-0199")
     assert not marks_change("It's Tuesday.")
+    assert marks_revision("Actually, it's Tuesday.")
+    assert not marks_revision("It's not Tuesday.")  # a negation alone revises nothing
+
+
+def test_a_sentence_without_a_subject_is_the_speakers(reader: StatementReader) -> None:
+    """Chat leaves "I" out: "Switched to a Pixel 8." is the user's; a request is nobody's."""
+    (switched,) = reader.read("Switched to a Pixel 8.").claims
+    assert (switched.subject, switched.predicate, switched.state) == ("user", "switch", True)
+    assert "pixel" in switched.value
+    assert reader.read("Book my calls in the afternoon.").claims == ()
+    assert reader.read("Raised my step goal to 12,000 a day.").fact
+
+
+def test_it_is_a_value_for_a_thing(reader: StatementReader) -> None:
+    (claim,) = reader.read("Kofi mentioned that these days it is Dune for their book club.").claims
+    assert (claim.subject, claim.owner, claim.value) == ("kofi book club", "kofi", ("dune",))
+    (mine,) = reader.read("These days it is Zoom for my meetings.").claims
+    assert (mine.subject, mine.value) == ("user meeting", ("zoom",))
+
+
+def test_lead_in_labels_before_a_comma_or_dash() -> None:
+    assert speaker_lines("FYI, the retro moved.") == [("user", "the retro moved.")]
+    assert speaker_lines("Wait, no - it is Friday.") == [("user", "it is Friday.")]
+    assert speaker_lines("Berlin, the capital, is big.") == [
+        ("user", "Berlin, the capital, is big.")
+    ]
+
+
+def test_an_owner_is_read_past_a_misparsed_compound(reader: StatementReader) -> None:
+    """The small model parses "Sven's team lead" with "team" as the subject of "lead"."""
+    (claim,) = reader.read("Heads up, Sven's team lead became Maria recently.").claims
+    assert claim.owner == "sven"
+
+
+def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) -> None:
+    assert reader.read("I was wrong about my blood type, I am O positive.").fact
+    assert not reader.read("I didn't go to the gym yesterday.").fact
 
 
 # ----------------------------------------------------------------------- relations
@@ -119,6 +156,7 @@ def test_change_marks() -> None:
         ("My team has 8 engineers.", "My team has 11 engineers after the reorg."),
         ("I eat meat.", "I no longer eat meat."),
         ("My dentist appointment is on the 14th.", "The dentist appointment is on the 16th."),
+        ("I run 5 km a day.", "Upped it to 8 km a day."),
     ],
 )
 def test_updates(reader: StatementReader, old: str, new: str) -> None:
@@ -137,6 +175,11 @@ def test_updates(reader: StatementReader, old: str, new: str) -> None:
         ("I graduated from college in 2012.", "I got married in 2012."),
         ("I went to the gym on Monday.", "I went to the gym on Tuesday."),
         ("My wife's cousin is getting married in May.", "My cousin is getting married."),
+        ("Farah's team lead is Maria.", "Heads up, Sven's team lead became Maria recently."),
+        (
+            "As of this week Victor's team lead is Lars.",
+            "Nadia mentioned that these days it is Tom for their team lead.",
+        ),
     ],
 )
 def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
@@ -151,6 +194,12 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         ("The retro is at five in the evening.", "The retro is at 17:00."),
         ("My favourite colour is green.", "My favorite color is green."),
         ("We have two kids.", "We've got 2 kids."),
+        ("The launch is June 3rd.", "The launch is on 3 June."),
+        ("Maria's flight is on March 1.", "JUST SO YOU KNOW, MARIA'S FLIGHT IS ON MARCH 1."),
+        (
+            "Since 2019 I've been in the climbing club.",
+            "I've been in the climbing club since 2019.",
+        ),
     ],
 )
 def test_restatements(reader: StatementReader, old: str, new: str) -> None:
@@ -170,6 +219,14 @@ def test_a_marked_change_close_in_meaning_updates(reader: StatementReader) -> No
     assert kind(reader, "My sister lives in Oslo.", "Actually my brother lives in Oslo.", 0.9) == (
         "different"
     )
+    # a subject of the same kind, not a relative: a synonym, or one the parser misread
+    assert kind(
+        reader, "Our internet is through Comcast.", "Our new provider is Verizon.", 0.55
+    ) == ("update")
+
+
+def test_the_same_said_in_another_tense_is_left_to_the_words(reader: StatementReader) -> None:
+    assert kind(reader, "Maria lives in Osaka.", "Maria lived in Osaka.") == "unknown"
 
 
 def test_phrases_cache_and_compare() -> None:
@@ -284,3 +341,72 @@ def test_a_linked_newer_version_joins_what_a_search_found() -> None:
         hits = narrow.search("Alvarez", now=NOW, reinforce=False)
         assert [h.id for h in hits[:2]] == [new.id, old]
         assert hits[0].explanation.dense_rank is None and hits[0].explanation.lexical_rank is None
+
+
+def test_a_call_compares_an_input_with_earlier_ones_that_share_its_rare_words(
+    mem: CognitiveMemory,
+) -> None:
+    """In an import of many people's facts, the older version of Quinn's is nearer in words
+    than in meaning: it is found by the name they share."""
+    people = ["Rina", "Chen", "Omar", "Dana", "Ivan", "Lena", "Uma", "Sven", "Tara", "Wen"]
+    batch = [
+        {"text": "Quinn told me their editor is Vim.", "id": "q-0", "created_at": _at(90)},
+        *(
+            {"text": f"As of this week {p}'s editor is Helix.", "id": f"o-{n}"}
+            for n, p in enumerate(people)
+        ),
+        {"text": "As of this week Quinn's editor is Zed.", "id": "q-1", "created_at": _at(1)},
+    ]
+    outcomes = mem.write_many(
+        [
+            {**item, "memory_type": "semantic", "created_at": item.get("created_at", _at(30))}
+            for item in batch
+        ],
+        now=NOW,
+    )
+    assert (outcomes[-1].action, outcomes[-1].existing_id) == ("new_version", "q-0")
+    assert all(o.action == "stored" for o in outcomes[1:-1])
+
+
+def test_a_change_that_names_no_slot_ranks_above_what_it_may_change() -> None:
+    """Beyond the query's best candidates, "Chen said they moved on to Dune." may change
+    Chen's book club pick: the older fact ranks below it, and says why."""
+    config = CognitiveMemoryConfig(version_candidates=3)
+    with CognitiveMemory(embedder=HashingEmbedder(), config=config) as memory:
+        old = memory.add(
+            "Chen's book club pick is Neuromancer.", memory_type="semantic", now=_at(120)
+        )
+        others = ["Ivan", "Lena", "Omar", "Rina", "Tara"]
+        memory.add_many(
+            [
+                {"text": f"{p}'s book club pick is Circe.", "memory_type": "semantic"}
+                for p in others
+            ],
+            now=_at(10),
+        )
+        new = memory.add("Chen said they moved on to Dune.", memory_type="semantic", now=_at(2))
+        hits = memory.search("What is Chen's book club pick?", now=NOW, reinforce=False)
+        ids = [h.id for h in hits]
+        assert ids.index(new) < ids.index(old)
+        doubted = hits[ids.index(old)].explanation
+        assert "changed_since" in doubted.penalties and doubted.newer_version_id == new
+
+
+def test_texts_are_read_while_they_are_embedded(mem: CognitiveMemory) -> None:
+    """The default type is read on a thread of its own during the embedding; what it reads is
+    what the records get, an input's error is the one raised, and a read that fails stores
+    nothing."""
+    fact, event = mem.write_many(["I live in Rome.", "I went to the gym."], now=NOW)
+    assert [mem.get(o.id).memory_type for o in (fact, event)] == ["semantic", "episodic"]
+    with pytest.raises(InvalidTypeError, match="item 1"):
+        mem.write_many(["I live in Oslo.", {"text": 3}], now=NOW)
+    assert mem.versions is not None
+
+    def unreadable(texts: object) -> list[object]:
+        raise ModelNotFoundError("parser model gone")
+
+    mem.versions = Versions(StatementReader(parse=unreadable), similar)
+    before = len(mem)
+    with pytest.raises(ModelNotFoundError):
+        mem.write("I live in Lyon.", now=NOW)
+    assert len(mem) == before

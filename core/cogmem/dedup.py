@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import calendar
 import difflib
+import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -204,9 +205,11 @@ class Decision:
     rewritten: tuple[MemoryRecord, ...] = ()
 
 
-def _words(text: str) -> list[_Word]:
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[_Word, ...]:
     """The words of ``text`` as dedup compares them: lowercased, articles dropped, "n't" read
-    as "not", each with what its surroundings say (sentence-initial, set off)."""
+    as "not", each with what its surroundings say (sentence-initial, set off). The last
+    texts' are kept: a write compares one text with many, and a neighbour with many writes."""
     spans = word_spans(text)
     words: list[_Word] = []
     for n, (word, start) in enumerate(spans):
@@ -234,7 +237,7 @@ def _words(text: str) -> list[_Word]:
                 words[-1] = replace(words[-1], set_off=True)
             continue
         words.append(_Word(lower, word, initial, set_off))
-    return words
+    return tuple(words)
 
 
 def _salience(word: _Word) -> str | None:
@@ -439,13 +442,17 @@ def decide(
         (n for n in neighbours if n.record.status == "active"), key=lambda n: -n.similarity
     )
     version: tuple[MemoryRecord, tuple[str, ...]] | None = None
+    version_sure = False
     for n in near:
         stored = n.record
         relation = relate(stored.text, new.text, n.similarity) if relate else _UNKNOWN
         close = n.similarity >= gate
         if not close and relation.kind in ("unknown", "different"):
             continue  # nothing the words could add: they are compared only when close
-        comparison = compare(stored.text, new.text, tokenizer) if close else _UNCOMPARED
+        # the words are compared when they could matter: a pair said to be about different
+        # things only when near-identical (a framing phrase the parser misread)
+        wording = close and (relation.kind != "different" or n.similarity >= threshold)
+        comparison = compare(stored.text, new.text, tokenizer) if wording else _UNCOMPARED
         conflicts = _conflicts(stored, new)
         same = (
             relation.kind == "same"
@@ -466,17 +473,20 @@ def decide(
                 comparison.changes,
                 _to_front(merged(stored, new, config), newer),
             )
-        if version is not None and not _better_kin(version[0], stored, new):
+        sure = relation.kind == "update" and relation.sure
+        if version is not None and not (
+            _better_kin(version[0], stored, new) or (sure and not version_sure)
+        ):
             continue
-        if chosen and not (relation.kind == "update" and relation.sure):
+        if chosen and not sure:
             continue
         if same and conflicts:  # said again, with a field changed: a newer version
-            version = (stored, conflicts)
+            version, version_sure = (stored, conflicts), True
         elif same:
             continue  # the same again, but not to merge (an episode told days later)
-        elif relation.kind == "update" and relation.sure and new.memory_type != "episodic":
+        elif sure and new.memory_type != "episodic":
             said = comparison.changes if comparison.changes else relation.changes
-            version = (stored, said + conflicts)
+            version, version_sure = (stored, said + conflicts), sure
         elif (
             relation.kind == "unknown"
             and _comparable(stored, new, config)
@@ -484,7 +494,7 @@ def decide(
             and comparison.rewording
             and not comparison.subject_changed
         ):
-            version = (stored, comparison.changes + conflicts)
+            version, version_sure = (stored, comparison.changes + conflicts), False
     if version is not None:
         older, changes = version
         head = _head(older, newer)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
@@ -38,6 +39,7 @@ from .embedding import Embedder, embed_texts
 from .errors import DuplicateIdError, EmbedderError, InvalidInputError, InvalidTypeError
 from .lexical import Tokenizer
 from .namespace import Namespace
+from .neighbours import earlier_neighbours, stored_neighbours
 from .records import MEMORY_TYPES, STATUSES, MemoryRecord, WriteOutcome
 from .retention import initial_stability
 from .store import FloatArray
@@ -58,15 +60,9 @@ __all__ = [
     "writable",
 ]
 
-# Write-time dedup compares a write with this many nearest stored memories by meaning, as many
-# by words (BM25: "I live in Denver" is at cosine 0.53 to "I live in Austin"), and as many of
-# the earlier inputs of its call.
-_DEDUP_NEIGHBOURS = 8
 # A progress bar over the embedding beyond this many memories, updated per chunk.
 _PROGRESS_OVER = 1000
 _PROGRESS_CHUNK = 256
-# Dedup within one call compares inputs in blocks of at most this many cosines.
-_SIMILARITY_CELLS = 4_000_000
 
 
 class MemoryFields(TypedDict, total=False):
@@ -277,21 +273,47 @@ def writable(
         InvalidTypeError / InvalidInputError: An item is malformed (nothing is embedded).
         DuplicateIdError: An id is given twice in one namespace.
     """
-    kind_of: Callable[[str], str] | None = None
+    untyped: list[str] = []
     if classify is not None and config.default_memory_type == "auto":
-        texts = [t for t in map(_untyped_text, items) if t is not None]
-        kinds = dict(zip(texts, classify(texts), strict=True)) if texts else {}
-        kind_of = lambda text: kinds.get(text, "episodic")  # noqa: E731
-    made = [
-        to_record(f"item {i}: " if batch else "", item, now, config, kind_of)
-        for i, item in enumerate(items)
-    ]
-    records = [r for r, _ in made]
-    refuse_repeats(records)
-    if not records:
+        untyped = [t for t in map(_untyped_text, items) if t is not None]
+    # the texts are read (classify) while they are embedded: both are model calls that let
+    # go of the GIL, and the machine has a core for each
+    reading = _BACKGROUND.submit(classify, untyped) if classify and untyped else None
+    try:
+        made = [
+            to_record(f"item {i}: " if batch else "", item, now, config, _undecided)
+            for i, item in enumerate(items)
+        ]
+        refuse_repeats([r for r, _ in made])
+        vectors = embed(embedder, [r.text for r, _ in made], progress) if made else None
+    except BaseException:
+        if reading is not None:
+            wait([reading])  # the input's error is the one to raise; the read is not needed
+        raise
+    if vectors is None:
         return [], np.zeros((0, 0), np.float32), set()
-    vectors = embed(embedder, [r.text for r in records], progress)
-    return records, vectors, {r.id for r, given in made if given}
+    if reading is not None:  # the records once more, with the types the texts were read to have
+        kinds = dict(zip(untyped, reading.result(), strict=True))
+        made = [
+            to_record(
+                f"item {i}: " if batch else "",
+                item,
+                now,
+                config,
+                lambda t: kinds.get(t, "episodic"),
+            )
+            for i, item in enumerate(items)
+        ]
+    return [r for r, _ in made], vectors, {r.id for r, given in made if given}
+
+
+def _undecided(text: str) -> str:
+    """The type of a text written with none, until it is read: the default before ``auto``."""
+    return "episodic"
+
+
+# One thread reads texts while the caller's thread embeds them (see :func:`writable`).
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-read")
 
 
 def _untyped_text(item: object) -> str | None:
@@ -429,8 +451,8 @@ def plan_writes(
     ]
     if config.dedup_threshold is None or not rows:
         return WritePlan(records, outcomes, {})
-    stored_near = _stored_neighbours(records, vectors, rows, namespaces)
-    batch_near = _earlier_neighbours(records, vectors, rows, _DEDUP_NEIGHBOURS)
+    stored_near = stored_neighbours(records, vectors, rows, namespaces)
+    batch_near = earlier_neighbours(records, vectors, rows, tokenizer)
     views: dict[str, _CallView] = {}
     for record in records:  # the call's inputs, as undecided so far
         if record.namespace not in views:
@@ -486,47 +508,6 @@ def plan_writes(
     return WritePlan(records, outcomes, {ns: held for ns, held in changed.items() if held})
 
 
-def _stored_neighbours(
-    records: list[MemoryRecord],
-    vectors: FloatArray,
-    rows: list[int],
-    namespaces: Callable[[str], Namespace | None],
-) -> dict[int, list[tuple[str, float]]]:
-    """The nearest stored memories of each input in ``rows``, by meaning (one batched query per
-    namespace) and by words (BM25), each with its cosine to the input; none for a namespace
-    not created yet."""
-    out: dict[int, list[tuple[str, float]]] = {}
-    for name in dict.fromkeys(records[i].namespace for i in rows):
-        mine = [i for i in rows if records[i].namespace == name]
-        namespace = namespaces(name)
-        if namespace is None or len(namespace) == 0:
-            continue
-        nearest = namespace.nearest(vectors[mine], min(len(namespace), _DEDUP_NEIGHBOURS))
-        for i, found in zip(mine, nearest, strict=True):
-            out[i] = found + _word_neighbours(namespace, records[i].text, vectors[i], found)
-    return out
-
-
-def _word_neighbours(
-    namespace: Namespace, text: str, vector: FloatArray, found: list[tuple[str, float]]
-) -> list[tuple[str, float]]:
-    """The memories that share the most words with ``text`` (BM25) and are not in ``found``,
-    with their cosine to ``vector``."""
-    known = {i for i, _ in found}
-    chunk = next(iter(namespace.ranked(namespace.tokens(text), _DEDUP_NEIGHBOURS)), [])
-    ids = [i for i, _ in chunk[:_DEDUP_NEIGHBOURS] if i not in known]
-    if not ids:
-        return []
-    stored = namespace.vectors(ids)
-    unit = vector / max(float(np.linalg.norm(vector)), 1e-12)
-    out = []
-    for i in ids:
-        if i in stored:
-            v = stored[i]
-            out.append((i, float(v @ unit) / max(float(np.linalg.norm(v)), 1e-12)))
-    return out
-
-
 class _CallView:
     """The memories of one namespace as one call has decided them so far: the index's
     records, with the stored memories the call merged into or relinked and its own earlier
@@ -567,31 +548,3 @@ class _CallView:
     def stored_changes(self) -> list[MemoryRecord]:
         """The stored memories the call changed, to write back."""
         return [self._over[i] for i in sorted(self._stored)]
-
-
-def _earlier_neighbours(
-    records: Sequence[MemoryRecord], vectors: FloatArray, rows: Sequence[int], k: int
-) -> dict[int, list[tuple[int, float]]]:
-    """For each input in ``rows``, the ``k`` earlier inputs of its namespace most similar to it
-    (cosine), in blocks of rows so that a large call never holds an n × n matrix."""
-    if len(records) < 2:
-        return {}
-    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    space = {name: n for n, name in enumerate(dict.fromkeys(r.namespace for r in records))}
-    spaces = np.array([space[r.namespace] for r in records])
-    positions = np.arange(len(records))
-    wanted = np.asarray(rows)
-    block = max(1, _SIMILARITY_CELLS // len(records))
-    out: dict[int, list[tuple[int, float]]] = {}
-    for start in range(0, len(wanted), block):
-        part = wanted[start : start + block]
-        sims = unit[part] @ unit.T
-        other = (positions[None, :] >= part[:, None]) | (spaces[None, :] != spaces[part, None])
-        sims[other] = -np.inf
-        keep = min(k, sims.shape[1])
-        top = np.argpartition(-sims, keep - 1, axis=1)[:, :keep]  # the k best, unordered
-        for n, i in enumerate(part.tolist()):
-            out[i] = [
-                (int(j), float(sims[n, j])) for j in top[n].tolist() if np.isfinite(sims[n, j])
-            ]
-    return out

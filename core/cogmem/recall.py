@@ -386,7 +386,16 @@ def evidence(
         for c in chosen
         if c.memory.memory_type != "episodic" and SUMMARY_KEY not in c.memory.metadata
     }
-    return Evidence(tuple(p for p in found_pairs.updates if p[1] in stated), found_pairs.unrelated)
+    later = [
+        c.memory
+        for c in top[config.version_candidates :]
+        if c.memory.memory_type != "episodic" and SUMMARY_KEY not in c.memory.metadata
+    ]
+    return Evidence(
+        tuple(p for p in found_pairs.updates if p[1] in stated),
+        found_pairs.unrelated,
+        versions.doubts([c.memory for c in chosen], later) if later else (),
+    )
 
 
 def widened(

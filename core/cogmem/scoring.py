@@ -473,6 +473,7 @@ def score_candidates(
                 c, fused.get(mid, 0.0), relevance[mid], retentions[mid], alpha, penalties, value
             )
         )
+    scored = _below_doubts(scored, evidence.doubts, config, versions)
     scored.sort(
         key=lambda s: (
             -s.score,
@@ -482,6 +483,35 @@ def score_candidates(
         )
     )
     return [_result(s, mode, versions) for s in scored[:limit]]
+
+
+def _below_doubts(
+    scored: list[_Scored],
+    doubts: Sequence[tuple[str, str]],
+    config: CognitiveMemoryConfig,
+    versions: dict[str, tuple[float, str]],
+) -> list[_Scored]:
+    """Each memory a later one may have changed (:attr:`~cogmem.versions.Evidence.doubts`)
+    scored at most ``version_margin`` of that later memory's score::
+
+        score'(m) = min(score(m), margin · score(n))
+
+    named ``changed_since`` in its explanation (``newer_version_id`` = ``n``)."""
+    margin = config.version_margin
+    if not doubts or margin is None:
+        return scored
+    at = {s.candidate.memory.id: n for n, s in enumerate(scored)}
+    out = list(scored)
+    for old, new in doubts:
+        if old not in at or new not in at:
+            continue
+        held, newer = out[at[old]], out[at[new]]
+        cap = margin * newer.score
+        if held.score > cap > 0:
+            penalties = {**held.penalties, "changed_since": cap / held.score}
+            out[at[old]] = held._replace(score=cap, penalties=penalties)
+            versions[old] = (cap / held.score, new)
+    return out
 
 
 def _result(s: _Scored, mode: str, versions: Mapping[str, tuple[float, str]]) -> SearchResult:

@@ -30,7 +30,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
@@ -44,6 +44,7 @@ __all__ = [
     "Statement",
     "StatementReader",
     "marks_change",
+    "marks_revision",
     "read_doc",
     "shared_reader",
     "speaker_lines",
@@ -63,8 +64,11 @@ _LABELS = frozenset(
         "psa", "info", "addendum", "nb", "scratch that", "wait no", "no", "ok", "okay", "also",
         "just so you know", "quick update", "small correction", "one more thing", "and",
         "update on that", "new info", "status", "memo", "context", "fact", "remember",
+        "for the record", "to be clear", "fwiw", "ugh", "oh", "hmm", "well", "so", "anyway",
     }
 )  # fmt: skip
+# ... or before a comma or a dash: "FYI, ...", "Oops - ...", "Wait, no - ...".
+_LEAD_LABEL = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z ]{0,24}?)\s*(?:,|\s[-–—])\s*(?P<said>.+)$")
 _ASSISTANTS = frozenset({"assistant", "ai", "bot", "agent", "system", "model", "chatbot"})
 _FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves", "my", "our", "mine"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
@@ -103,7 +107,8 @@ CHANGE_VERBS = frozenset(
         "engage", "sign", "decide", "give", "drop", "take", "pick", "finish", "end",
         "shift", "bump", "raise", "cut", "increase", "decrease", "reduce", "grow", "fire",
         "lay", "swap", "trade", "convert", "turn", "migrate", "transition", "remove",
-        "double", "triple", "halve", "lower", "shorten", "lengthen", "extend",
+        "double", "triple", "halve", "lower", "shorten", "lengthen", "extend", "up",
+        "boost", "trim", "rebook", "rearrange", "redo", "reset", "set", "update",
         "expire", "renew", "reopen", "close",
     }
 )  # fmt: skip
@@ -198,6 +203,8 @@ class Statement:
             of these never say the same thing, however their clauses read.
         words: Every word of it, canonical (lemmas, US spelling).
         spoken: A line of it names its speaker ("Mira: ..."): a turn of a conversation.
+        revises: It says that it corrects or changes something, by more than a negation
+            (:func:`marks_revision`: "actually", "I was wrong", "switched", "no longer").
     """
 
     text: str
@@ -206,6 +213,7 @@ class Statement:
     anchors: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()
     spoken: bool = False
+    revises: bool = False
 
     @property
     def readable(self) -> bool:
@@ -215,8 +223,12 @@ class Statement:
     @property
     def fact(self) -> bool:
         """It states how things are: a bare statement (no speaker's turn, no question) with a
-        claim of a state ("I live in Berlin.", "Ana is vegetarian."), not only past events."""
-        return any(c.state for c in self.claims) and not self.spoken
+        claim of a state ("I live in Berlin.", "Ana is vegetarian."), or a claim it says
+        corrects or changes something ("I was wrong about my blood type: it's O positive.",
+        "Jamal made captain, finally - no longer a lieutenant."); not only past events."""
+        if self.spoken or not self.claims:
+            return False
+        return self.revises or any(c.state for c in self.claims)
 
 
 # Words and phrases by which people say that what they say changes something said before.
@@ -228,6 +240,20 @@ _CHANGE_MARKS = re.compile(
     r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed)\b",
     re.IGNORECASE,
 )
+
+
+# The change marks that say more than "not": a correction or a change of state.
+_NEGATIONS = frozenset({"not", "no", "isn't", "aren't", "wasn't", "don't", "doesn't", "never"})
+
+
+def marks_revision(text: str) -> bool:
+    """Whether ``text`` says it corrects or changes something by more than a negation
+    ("Actually, ...", "I no longer ...", "switched"; not only "I don't ...").
+
+    >>> marks_revision("Actually, it's Tuesday."), marks_revision("It's not Tuesday.")
+    (True, False)
+    """
+    return any(m.group(0).lower() not in _NEGATIONS for m in _CHANGE_MARKS.finditer(text))
 
 
 def marks_change(text: str) -> bool:
@@ -271,6 +297,7 @@ def speaker_lines(text: str) -> list[tuple[str, str]]:
         who = match["who"].strip().lower() if match else ""
         if match and who in _LABELS:
             line = match["said"]
+            match = None
         elif match and _named(match["who"]):
             speaker = (
                 "user"
@@ -280,8 +307,15 @@ def speaker_lines(text: str) -> list[tuple[str, str]]:
                 else " ".join(w.lower() for w in who.split())
             )
             line = match["said"]
-        out.append((speaker, line))
+        out.append((speaker, _unlabelled(line)))
     return out
+
+
+def _unlabelled(line: str) -> str:
+    """``line`` without the labels that lead it in ("FYI, ", "Wait, no - ")."""
+    while (lead := _LEAD_LABEL.match(line)) and lead["label"].strip().lower() in _LABELS:
+        line = lead["said"]
+    return line
 
 
 def _word(token: Any) -> str:
@@ -326,13 +360,9 @@ def _subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
     if head.pos_ == "PRON":
         return lower, "", True
     # an owner named by a pronoun ("their car") is unresolved: the phrase is read without it
-    owners = [c for c in head.children if c.dep_ == "poss" and c.lower_ not in _OTHER_POSSESSIVES]
-    pronoun_owned = {
-        t.i
-        for c in head.children
-        if c.dep_ == "poss" and c.lower_ in _OTHER_POSSESSIVES
-        for t in c.subtree
-    }
+    possessives = _possessives(head)
+    owners = [c for c in possessives if c.lower_ not in _OTHER_POSSESSIVES]
+    pronoun_owned = {t.i for c in possessives if c.lower_ in _OTHER_POSSESSIVES for t in c.subtree}
     owned = {t.i for c in owners for t in c.subtree} | pronoun_owned
     owner = " ".join(w for c in owners for w in _phrase(c.subtree, c, speaker))
     rest = _phrase((t for t in head.subtree if t.i not in owned), head, speaker)
@@ -340,6 +370,23 @@ def _subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
     if phrase == "user":
         return speaker, "", True
     return phrase, owner, head.pos_ == "PROPN" and not owners
+
+
+def _possessives(head: Any) -> list[Any]:
+    """The possessives before ``head`` in its phrase: its own ("Farah's lead"), or one a
+    misparse hung on a word before it ("Farah's team lead", parsed with "team" as the subject
+    of "lead"); never one after it ("the password at my home")."""
+    found = []
+    for token in head.subtree:
+        if token.dep_ != "poss" or token.i >= head.i:
+            continue
+        up, nested = token.head, False
+        while up.i != head.i and up.i < head.i:
+            nested = nested or up.dep_ == "poss"  # "my" in "my wife's": part of an owner
+            up = up.head
+        if up.i == head.i and not nested:
+            found.append(token)
+    return found
 
 
 def _negated(verb: Any) -> bool:
@@ -398,14 +445,18 @@ def _complement(verb: Any) -> tuple[str, str]:
     return "", ""
 
 
-def _clauses(doc: Any) -> Iterable[tuple[Any, Any]]:
+def _clauses(doc: Any) -> Iterable[tuple[Any, Any | None]]:
     """Each clause head of ``doc`` with its subject token (a conjoined verb shares its
-    head's subject: "I left Google and joined Meta")."""
-    subject_of: dict[int, Any] = {}
+    head's subject: "I left Google and joined Meta"); ``None`` for the speaker left out
+    (:func:`_said_by_speaker`)."""
+    subject_of: dict[int, Any | None] = {}
     for token in doc:
         subjects = [c for c in token.children if c.dep_ in _SUBJECTS]
         if subjects:
             subject_of[token.i] = subjects[0]
+    for token in doc:
+        if _said_by_speaker(token) and token.i not in subject_of:
+            subject_of[token.i] = None
     for token in doc:
         if token.i in subject_of:
             yield token, subject_of[token.i]
@@ -415,6 +466,18 @@ def _clauses(doc: Any) -> Iterable[tuple[Any, Any]]:
                 head = head.head
             if head.i in subject_of:
                 yield token, subject_of[head.i]
+
+
+def _said_by_speaker(token: Any) -> bool:
+    """A sentence with no subject whose verb is in the past: the speaker left "I" out
+    ("Switched to a Pixel 8.", "Moved everything over to Bitwarden."). A bare verb is a
+    request ("Book my calls in the afternoon."), and says nothing of anyone."""
+    return (
+        token.dep_ == "ROOT"
+        and token.pos_ == "VERB"
+        and token.tag_ in ("VBD", "VBN")
+        and not any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in token.children)
+    )
 
 
 def _anchors(doc: Any) -> set[str]:
@@ -448,28 +511,32 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
     asked = {t.i for sent in doc.sents if _question(sent) for t in sent}
     reporters: dict[int, Any] = {}  # a lead-in verb -> who says ("Chen said they ...")
     for verb, subject in _clauses(doc):
-        if verb.lemma_.lower() in _LEAD_INS:
+        if verb.lemma_.lower() in _LEAD_INS and subject is not None:
             reporters[verb.i] = subject
     for verb, subject in _clauses(doc):
         if verb.i in asked:  # a question claims nothing
             continue
         predicate = _predicate(verb)
+        said = subject.lower_ if subject is not None else "i"
         if verb.lemma_.lower() in _LEAD_INS and (
-            subject.lower_ in _FIRST_PERSON | {"you"}
+            said in _FIRST_PERSON | {"you"}
             or any(c.dep_ in ("ccomp", "xcomp") for c in verb.children)
         ):
             continue  # "I meant ...", "Chen said ...": what follows is the claim
         if verb.pos_ not in ("VERB", "AUX") and verb.dep_ not in ("ROOT", "conj"):
             continue  # the small model tags some verbs as nouns ("renews"): a head counts
         reporter = reporters.get(verb.head.i) if verb.dep_ == "ccomp" else None
-        if reporter is not None and subject.lower_ in ("he", "she", "they"):
+        if reporter is not None and said in ("he", "she", "they"):
             subject = reporter  # "Chen said they moved on": Chen moved on
-        who, owner, person = _subject_phrase(subject, speaker)
+        if subject is None:
+            who, owner, person = speaker, "", True
+        else:
+            who, owner, person = _subject_phrase(subject, speaker)
         if reporter is not None and not owner and not person:
             # "Paula says the diet is vegan": Paula's diet
             owner = _subject_phrase(reporter, speaker)[0]
             who = f"{owner} {who}"
-        skip = {t.i for t in subject.subtree}
+        skip = {t.i for t in subject.subtree} if subject is not None else set()
         tokens = [
             t
             for t in _value(verb, skip)
@@ -489,8 +556,54 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             state=_state(verb),
             person=person,
         )
-        claims.append(_set_to(claim, verb, speaker) or claim)
+        said_by = _subject_phrase(reporter, speaker)[0] if reporter is not None else ""
+        if said_by and claim.subject == "it":  # "Kofi said it is ...": Kofi's, whatever it is
+            claim = replace(claim, owner=said_by)
+        claims.append(
+            _set_to(claim, verb, speaker) or _it_for(claim, verb, said_by, speaker) or claim
+        )
     return claims
+
+
+def _it_for(claim: Claim, verb: Any, said_by: str, speaker: str) -> Claim | None:
+    """ "These days it is Zoom for my meetings" read as "my meetings are Zoom": "it" + a
+    copula + what it is + "for" what (``None`` for any other clause). A "their" or "his" is
+    whoever reports it ("Kofi said that it is Dune for their book club pick")."""
+    if claim.subject != "it" or verb.lemma_.lower() != "be":
+        return None
+    what = next((c for c in verb.children if c.dep_ in ("attr", "acomp")), None)
+    if what is None:
+        return None
+    preps = [c for c in (*verb.children, *what.children) if c.dep_ == "prep"]
+    use = next((c for c in preps if c.lower_ == "for"), None)
+    if use is None:
+        return None
+    thing = next((c for c in use.children if c.dep_ == "pobj"), None)
+    if thing is None:
+        return None
+    mine = next((c for c in thing.children if c.dep_ == "poss"), None)
+    if mine is None or mine.lower_ not in _FIRST_PERSON | _OTHER_POSSESSIVES:
+        return None
+    owner = said_by if mine.lower_ in _OTHER_POSSESSIVES else speaker
+    if not owner:
+        return None  # "their", said by nobody named
+    named = [w for w in _phrase(thing.subtree, thing, speaker) if w not in _OTHER_POSSESSIVES]
+    if named[:1] == [speaker]:
+        named = named[1:]
+    skip = {t.i for t in use.subtree}
+    tokens = [t for t in what.subtree if t.i not in skip and t.pos_ in _VALUE_POS]
+    words = [_word(t) for t in tokens]
+    return Claim(
+        subject=" ".join([owner, *named]),
+        predicate="be",
+        value=tuple(sorted(words)),
+        owner=owner,
+        complement=" ".join(words),
+        complement_kind=_kind(tokens),
+        value_kind=_kind(tokens),
+        negated=claim.negated,
+        state=True,
+    )
 
 
 def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:
@@ -599,6 +712,7 @@ class StatementReader:
                 frozenset(anchors[n]),
                 frozenset(words[n]),
                 _has_speaker(text),
+                marks_revision(text),
             )
         return out
 

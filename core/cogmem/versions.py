@@ -36,13 +36,15 @@ Nothing here reads the clock or a store; the similarity of short phrases is aske
 from __future__ import annotations
 
 import calendar
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+import Stemmer
 
 from .records import MemoryRecord
 from .statements import CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReader
@@ -68,6 +70,7 @@ COMPLEMENT_KIN = 0.45
 PREDICATE_KIN = 0.6
 #: A newer text that says it changes something updates an older one this close to it.
 MARKED_TOPIC = 0.5
+_WORD = re.compile(r"\w+")
 _COPULAS = frozenset({"be", "become", "remain", "stay", "seem", "feel", "look"})
 # Predicates that fill one attribute though the embedder places them apart ("I'm based in
 # Austin" / "I live in Denver"; "I joined Meta" / "I work at Google").
@@ -190,18 +193,51 @@ def _people(statement: Statement) -> set[str]:
     return found
 
 
-def _conflict(old: Statement, new: Statement) -> bool:
-    """Whether the two are about different subjects: the same kind of thing said of two
-    ("My sister lives in Oslo." / "My brother lives in Oslo."), or different people named
-    ("Chen's phone number ..." / "Dana changed their phone number ..."). Neither is then a
-    version of the other."""
+def _named(statement: Statement) -> set[str]:
+    """:func:`_people` that are the user or written with a capital ("Nadia", not "kid")."""
+    return {
+        p
+        for p in _people(statement)
+        if p == "user" or re.search(rf"\b{re.escape(p[:1].upper() + p[1:])}", statement.text)
+    }
+
+
+# Words for relatives: a closed class, each a person of its own.
+_RELATIVES = frozenset(
+    {
+        "mother", "father", "mom", "mum", "dad", "parent", "sister", "brother", "sibling",
+        "son", "daughter", "child", "kid", "aunt", "uncle", "cousin", "niece", "nephew",
+        "grandmother", "grandfather", "grandma", "grandpa", "granny", "grandparent",
+        "grandson", "granddaughter", "grandchild", "wife", "husband", "spouse", "partner",
+        "boyfriend", "girlfriend", "fiance", "fiancee", "godmother", "godfather", "stepmother",
+        "stepfather", "stepson", "stepdaughter", "motherinlaw", "fatherinlaw", "sisterinlaw",
+        "brotherinlaw", "soninlaw", "daughterinlaw", "twin",
+    }
+)  # fmt: skip
+
+
+def _kin(claim: Claim) -> frozenset[str]:
+    """The relatives a claim's subject names ("user wife cousin" -> {"wife", "cousin"})."""
+    return frozenset(w for w in claim.subject.split() if w in _RELATIVES)
+
+
+def _conflict(old: Statement, new: Statement) -> str:
+    """Whether the two are about different subjects, and how it shows: ``"people"``, other
+    people named ("Chen's phone number ..." / "Dana changed their phone number ..."); or
+    ``"kind"``, the same kind of thing said of two subjects ("My sister lives in Oslo." /
+    "My brother lives in Oslo."); ``""`` when neither shows. A subject misread by the parser
+    can look like another subject, so only the first is certain."""
     pairs = [(a, b) for a in old.claims for b in new.claims]
-    if any(_same_subject(a, b) or a.owner == b.subject or b.owner == a.subject for a, b in pairs):
-        return False  # one subject, or one is the other's ("I" / "my blood type")
+    if any(_same_subject(a, b) or _owns(a, b) or _owns(b, a) for a, b in pairs):
+        return ""  # one subject, or one is the other's ("I" / "my blood type")
     theirs, ours = _people(old), _people(new)
     if theirs and ours and not _related_people(theirs, ours):
-        return True
-    return any(a.predicate == b.predicate and not _pronoun(a) and not _pronoun(b) for a, b in pairs)
+        return "people"
+    if any(_kin(a) != _kin(b) for a, b in pairs if _kin(a) and _kin(b)):
+        return "people"  # "my sister" / "my brother": two people, however alike
+    if any(a.predicate == b.predicate and not _pronoun(a) and not _pronoun(b) for a, b in pairs):
+        return "kind"
+    return ""
 
 
 def _related_people(a: set[str], b: set[str]) -> bool:
@@ -220,6 +256,19 @@ def _same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     if _KIN.get(old.predicate, old.predicate) == _KIN.get(new.predicate, new.predicate):
         return True
     return similar(_predicate_phrase(old), _predicate_phrase(new)) >= PREDICATE_KIN
+
+
+def _other_anchors(old: Statement, new: Statement) -> bool:
+    """Whether one statement has a name, number or negation the other has not (a word
+    tagged a name in one text only, "MARIA" shouted, is in both)."""
+    return any(a not in old.words or a not in new.words for a in old.anchors ^ new.anchors)
+
+
+def _one_predicate(old: Claim, new: Claim) -> bool:
+    """One subject and one predicate (two copulas are one): where the same value says the
+    same thing, whatever else the clauses hold ("is June 21" / "is on 21/06")."""
+    same = old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS
+    return same and _same_subject(old, new)
 
 
 def _changes_value(old: Claim, new: Claim) -> bool:
@@ -261,10 +310,24 @@ def _agree(old: Claim, new: Claim) -> bool:
     """Whether two claims on one slot say the same of it: the same value, negation and
     tense ("lives" and "is living"; not "lived", a past that may no longer hold)."""
     return (
-        frozenset(old.value) == frozenset(new.value)
+        (frozenset(old.value) == frozenset(new.value) or _said(old) == _said(new))
         and old.negated == new.negated
         and old.state == new.state
     )
+
+
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def _said(claim: Claim) -> frozenset[str]:
+    """What a claim's value says, whatever the inflection, punctuation and prepositions:
+    its content words, stemmed, letters and digits only ("climbing gym" / "climb gym";
+    "Nebula5G." / "Nebula5 G" read as one word when the complement spells it so)."""
+    words = {w for w in (re.sub(r"\W", "", w) for w in claim.content) if w}
+    spelled = {w for w in (re.sub(r"\W", "", w) for w in claim.complement.split()) if w}
+    if spelled and spelled == words:  # the value is the complement: read as one string
+        return frozenset({"".join(re.sub(r"\W", "", claim.complement))})
+    return frozenset(_STEMMER.stemWords(sorted(words)))
 
 
 def relate(
@@ -281,17 +344,24 @@ def relate(
             update of the older unless they are about different subjects.
     """
     readable = old.readable and new.readable
+    theirs, ours = _named(old), _named(new)
+    if theirs and ours and not _related_people(theirs, ours):
+        return Relation("different")  # other people: whatever the clauses say, not one fact
     changes: list[str] = []
     guesses: list[str] = []
     agreed_old: set[int] = set()
     agreed_new: set[int] = set()
+    retold = False
     for i, a in enumerate(old.claims if readable else ()):
         for j, b in enumerate(new.claims):
             slot = _same_slot(a, b, similar)
-            if (slot or _key(a) == _key(b)) and _agree(a, b):
+            one = slot or _key(a) == _key(b) or _one_predicate(a, b)
+            if one and _agree(a, b):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order)
                 agreed_new.add(j)
                 continue
+            if one and _agree(a, replace(b, state=a.state)):
+                retold = True  # the same said in another tense: "lives" / "lived"
             if not (a.state and b.state) or i in agreed_old:
                 continue
             if slot or _changes_value(a, b):
@@ -303,32 +373,41 @@ def relate(
     if guesses:
         return Relation("update", tuple(dict.fromkeys(guesses)))
     every = len(agreed_old) == len(old.claims) and len(agreed_new) == len(new.claims)
-    if readable and every and old.anchors == new.anchors:
-        return Relation("same", lasting=all(c.state for c in old.claims))
+    if readable and every:
+        if not _other_anchors(old, new):
+            return Relation("same", lasting=all(c.state for c in old.claims))
+        retold = True  # every claim agrees, but a name or number differs: the words decide
     conflict = _conflict(old, new)
     close = cosine is not None and cosine >= MARKED_TOPIC
-    if new.marked and close and not conflict and _mentions(old, new):
+    # a newer text that says it changes something, close to the older: a change, unless it
+    # names other people (a subject of the same kind may be one the parser misread, or a
+    # synonym: "my doctor" / "my new GP"; the text says it changes something)
+    if new.marked and close and conflict != "people":
         return Relation("update", ("said to change it",))
     changing = new.marked or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims)
     if conflict or (
-        readable and _other_attributes(old, new, strict=changing) and _informative(new)
+        readable
+        and not retold
+        and _other_attributes(old, new, strict=changing)
+        and _informative(new)
+        and not _shared_values(old, new)
     ):
         return Relation("different")
     return Relation("unknown")
 
 
-def _mentions(old: Statement, new: Statement) -> bool:
-    """Whether ``new`` speaks of what ``old`` claims about: the thing its subject names ("my
-    blood type"), or, for a person, a word of what is said of them."""
-    if not old.claims:
-        return True  # nothing read: the embeddings' closeness is all there is
-    for claim in old.claims:
-        about = claim.content if claim.person else claim.thing
-        if about and about <= new.words | {claim.subject}:
-            return True
-        if claim.person and about & new.words:
-            return True
-    return False
+def _shared_values(old: Statement, new: Statement) -> bool:
+    """Whether a state claimed by ``new`` holds a word of what a state claimed by ``old`` says
+    (not a number or a time word): "I drink 2 litres of water a day." / "Upped it to 3
+    litres of water." (one-off past events are never updated, whatever they share)."""
+    said = {w for c in old.claims if c.state for w in c.content if not _when_word(w)}
+    return any(w in said for c in new.claims if c.state for w in c.content if not _when_word(w))
+
+
+def _changes_what(statement: Statement) -> bool:
+    """Whether a statement says that something changed without naming what: a bare change
+    ("Victor switched; now Drone.", "Chen said they moved on to Dune.")."""
+    return any(_bare(c) for c in statement.claims)
 
 
 def _informative(statement: Statement) -> bool:
@@ -343,10 +422,20 @@ def _other_attributes(old: Statement, new: Statement, *, strict: bool) -> bool:
     same subject counts ("Rina moved on to 555-0110" may well change "Rina's phone
     number")."""
     return any(
-        _same_subject(a, b) or (not strict and (a.owner == b.subject or b.owner == a.subject))
+        _same_subject(a, b) or (not strict and (_owns(a, b) or _owns(b, a)))
         for a in old.claims
         for b in new.claims
     )
+
+
+def _owns(a: Claim, b: Claim) -> bool:
+    """Whether ``a``'s subject owns ``b``'s ("Ana Silva" / "Ana's birthday"; "I" / "my
+    car")."""
+    if not b.owner or _pronoun(a):
+        return False
+    if a.subject == b.owner:
+        return True
+    return a.person and set(b.owner.split()) <= set(a.subject.split())
 
 
 class Phrases:
@@ -443,6 +532,31 @@ class Versions:
                     different.add((older.id, newer.id))
         return Evidence(tuple(updates), frozenset(different))
 
+    def doubts(
+        self, best: Sequence[MemoryRecord], later: Sequence[MemoryRecord]
+    ) -> tuple[tuple[str, str], ...]:
+        """``(older id, newer id)`` pairs of a memory of ``best`` and a newer one of
+        ``later`` that may update it (see :attr:`Evidence.doubts`). Only the memories of
+        ``later`` that name a person of ``best`` (not the user: nearly every text is the
+        user's) are read, at most ``len(best)`` of them."""
+        read = self.reader.read_many([r.text for r in best])
+        people = {p for statement in read for p in _people(statement)} - {"user"}
+        if not people:
+            return ()
+        named = [r for r in later if people & set(_WORD.findall(r.text.lower()))][: len(best)]
+        if not named:
+            return ()
+        theirs = self.reader.read_many([r.text for r in named])
+        found: list[tuple[str, str]] = []
+        for older, old in zip(best, read, strict=True):
+            for newer, new in zip(named, theirs, strict=True):
+                if newer.created_at <= older.created_at or not _changes_what(new):
+                    continue
+                relation = relate(old, new, self.similar)
+                if relation.kind == "update":
+                    found.append((older.id, newer.id))
+        return tuple(found)
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -453,7 +567,13 @@ class Evidence:
             value).
         unrelated: ``(older id, newer id)``: not versions of one fact (other slots, or one
             fact said twice); their similarity must not make them so.
+        doubts: ``(older id, newer id)``: a later memory, less relevant to the query, in which
+            the older one's subject says they changed something, to a value of the older
+            value's kind ("Chen said they moved on to Dune." for "Chen's book club pick is
+            Neuromancer."). Which slot changed is not said: the older ranks below it, and
+            it takes no place of the older's.
     """
 
     updates: tuple[tuple[str, str], ...] = ()
     unrelated: frozenset[tuple[str, str]] = frozenset()
+    doubts: tuple[tuple[str, str], ...] = ()
