@@ -26,7 +26,6 @@ reads. Numbers, clock times and spellings are made canonical first (:mod:`cogmem
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -35,6 +34,7 @@ from typing import Any
 
 from .canonical import canonical_text, us_spelling
 from .errors import CogmemError
+from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 
 log = logging.getLogger("cogmem")
 
@@ -53,23 +53,6 @@ __all__ = [
 #: A text of more words than this is a document, not a statement: its claims are not read (a
 #: memory is a sentence or a few; a parse costs time in proportion to the words).
 MAX_WORDS = 80
-# A line that starts with who says it: "Mira: ...", "User: ...".
-_SPEAKER = re.compile(r"^\s*(?P<who>[A-Za-z][\w .'-]{0,40}?)\s*:\s+(?P<said>.*)$")
-_SELF_SPEAKERS = frozenset({"user", "human", "me", "customer", "client"})
-# "Correction: ...", "Update: ...": a label before a statement, not someone speaking.
-_LABELS = frozenset(
-    {
-        "correction", "update", "note", "fyi", "ps", "pps", "reminder", "edit", "fix", "heads up",
-        "important", "actually", "wait", "oops", "sorry", "btw", "erratum", "change", "news",
-        "psa", "info", "addendum", "nb", "scratch that", "wait no", "no", "ok", "okay", "also",
-        "just so you know", "quick update", "small correction", "one more thing", "and",
-        "update on that", "new info", "status", "memo", "context", "fact", "remember",
-        "for the record", "to be clear", "fwiw", "ugh", "oh", "hmm", "well", "so", "anyway",
-    }
-)  # fmt: skip
-# ... or before a comma or a dash: "FYI, ...", "Oops - ...", "Wait, no - ...".
-_LEAD_LABEL = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z ]{0,24}?)\s*(?:,|\s[-–—])\s*(?P<said>.+)$")
-_ASSISTANTS = frozenset({"assistant", "ai", "bot", "agent", "system", "model", "chatbot"})
 _FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves", "my", "our", "mine"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
 # Words that say a version is newer or older, not which thing it is ("my new phone number").
@@ -112,7 +95,6 @@ CHANGE_VERBS = frozenset(
         "expire", "renew", "reopen", "close",
     }
 )  # fmt: skip
-_NEGATIONS = frozenset({"not", "n't", "never", "no", "nobody", "nothing", "neither", "nor"})
 # Verbs that set something to a new value: "changed my number to ...", "switched the plan to".
 _SETTERS = frozenset({"change", "switch", "update", "set", "reset", "move", "bump", "push"})
 _VALUE_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV", "ADP", "X", "SYM", "PRON"})
@@ -229,93 +211,6 @@ class Statement:
         if self.spoken or not self.claims:
             return False
         return self.revises or any(c.state for c in self.claims)
-
-
-# Words and phrases by which people say that what they say changes something said before.
-_CHANGE_MARKS = re.compile(
-    r"\b(actually|correction|corrected|scratch that|i meant|meant to say|wrong|mistaken|"
-    r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switched|changed|"
-    r"moved|updated?|new|now|these days|nowadays|rescheduled|postponed|pushed|turns out|"
-    r"replaced|not|no|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
-    r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed)\b",
-    re.IGNORECASE,
-)
-
-
-# The change marks that say more than "not": a correction or a change of state.
-_NEGATIONS = frozenset({"not", "no", "isn't", "aren't", "wasn't", "don't", "doesn't", "never"})
-
-
-def marks_revision(text: str) -> bool:
-    """Whether ``text`` says it corrects or changes something by more than a negation
-    ("Actually, ...", "I no longer ...", "switched"; not only "I don't ...").
-
-    >>> marks_revision("Actually, it's Tuesday."), marks_revision("It's not Tuesday.")
-    (True, False)
-    """
-    return any(m.group(0).lower() not in _NEGATIONS for m in _CHANGE_MARKS.finditer(text))
-
-
-def marks_change(text: str) -> bool:
-    """Whether ``text`` says it changes something ("Correction: ...", "my new number",
-    "I no longer ...").
-
-    >>> marks_change("Scratch that, it's Tuesday."), marks_change("It's Tuesday.")
-    (True, False)
-    """
-    return _CHANGE_MARKS.search(text) is not None
-
-
-def _has_speaker(text: str) -> bool:
-    """Whether a line of ``text`` names who says it ("Mira: ..."; not "Note: ...")."""
-    for line in text.splitlines():
-        match = _SPEAKER.match(line)
-        if match and match["who"].strip().lower() not in _LABELS and _named(match["who"]):
-            return True
-    return False
-
-
-def _named(who: str) -> bool:
-    """Whether a label before a colon names a speaker: up to three words, each capitalised
-    ("Mira", "Dr Osei", "User"), not a phrase ("Switched dentists: ...")."""
-    words = who.split()
-    if who.strip().lower() in _SELF_SPEAKERS | _ASSISTANTS:
-        return True  # "user:", "assistant:" as chat logs write them
-    return 0 < len(words) <= 3 and all(w[:1].isupper() for w in words)
-
-
-def speaker_lines(text: str) -> list[tuple[str, str]]:
-    """``text`` as ``(speaker, said)`` lines: the speaker a line names ("Mira: ...";
-    ``user`` for User/Human), else the one before it, else ``user``; an assistant's lines are
-    returned with speaker ``assistant``."""
-    out: list[tuple[str, str]] = []
-    speaker = "user"
-    for line in text.splitlines() or [text]:
-        if not line.strip():
-            continue
-        match = _SPEAKER.match(line)
-        who = match["who"].strip().lower() if match else ""
-        if match and who in _LABELS:
-            line = match["said"]
-            match = None
-        elif match and _named(match["who"]):
-            speaker = (
-                "user"
-                if who in _SELF_SPEAKERS
-                else "assistant"
-                if who in _ASSISTANTS
-                else " ".join(w.lower() for w in who.split())
-            )
-            line = match["said"]
-        out.append((speaker, _unlabelled(line)))
-    return out
-
-
-def _unlabelled(line: str) -> str:
-    """``line`` without the labels that lead it in ("FYI, ", "Wait, no - ")."""
-    while (lead := _LEAD_LABEL.match(line)) and lead["label"].strip().lower() in _LABELS:
-        line = lead["said"]
-    return line
 
 
 def _word(token: Any) -> str:
@@ -711,7 +606,7 @@ class StatementReader:
                 marks_change(text),
                 frozenset(anchors[n]),
                 frozenset(words[n]),
-                _has_speaker(text),
+                has_speaker(text),
                 marks_revision(text),
             )
         return out
