@@ -100,7 +100,8 @@ def test_any_llamaindex_embedding_serves_as_cogmem_embedder() -> None:
     texts = ["The cat sleeps", "The dog barks", "Tea in Lisbon", "Piano lessons", "A cat and a dog"]
     with CognitiveMemory(embedder=embedder) as mem:
         ids = mem.add_many(texts, now=NOW)
-        assert model._calls == [("texts", 2), ("texts", 2), ("texts", 1)]  # batched by the model
+        # batched by the model (what follows: short phrases the version logic compares)
+        assert model._calls[:3] == [("texts", 2), ("texts", 2), ("texts", 1)]
         top = mem.search("tea lisbon", now=NOW, reinforce=False, mode="dense")[0]
         assert model._calls[-1] == ("query", 1)
         assert top.id == ids[2]

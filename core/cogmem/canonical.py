@@ -21,7 +21,7 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
-__all__ = ["calendar_dates", "canonical_text", "clock_times", "us_spelling"]
+__all__ = ["calendar_dates", "canonical_text", "clock_times", "unshouted", "us_spelling"]
 
 # h[:mm] followed by am/pm, or by "in the morning/afternoon/evening/at night".
 _CLOCK = re.compile(
@@ -133,6 +133,20 @@ def calendar_dates(text: str) -> str:
     return _DATE.sub(_date, text)
 
 
+def unshouted(text: str) -> str:
+    """``text`` in sentence case when it is written in capitals ("I'M ALLERGIC TO BEES!!" ->
+    "I'm allergic to bees!!"): the parser reads shouting as a row of names.
+
+    >>> unshouted("RAVI WORKS AT DELOITTE"), unshouted("I work at IBM")
+    ('Ravi works at deloitte', 'I work at IBM')
+    """
+    letters = [ch for ch in text if ch.isalpha()]
+    if len(letters) < 8 or any(ch.islower() for ch in letters):
+        return text
+    lowered = re.sub(r"\bi\b", "I", text.lower())
+    return re.sub(r"^(\W*)(\w)", lambda m: m[1] + m[2].upper(), lowered)
+
+
 def canonical_text(text: str) -> str:
     """``text`` with number words as digits, clock times as ``HH:MM`` and hyphenated words
     glued into one ("motherinlaw"; spelling is canonicalised word by word after parsing,
@@ -143,6 +157,7 @@ def canonical_text(text: str) -> str:
     """
     from text_to_num import alpha2digit
 
+    text = unshouted(text)
     try:
         digits = alpha2digit(text, "en", threshold=0)
     except Exception:  # the parser of number words must never lose a write: keep the words

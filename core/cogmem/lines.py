@@ -31,6 +31,7 @@ _LABELS = frozenset(
         "just so you know", "quick update", "small correction", "one more thing", "and",
         "update on that", "new info", "status", "memo", "context", "fact", "remember",
         "for the record", "to be clear", "fwiw", "ugh", "oh", "hmm", "well", "so", "anyway",
+        "again", "repeat", "as i said", "like i said", "reminder again",
     }
 )  # fmt: skip
 # ... or before a comma or a dash: "FYI, ...", "Oops - ...", "Wait, no - ...".

@@ -52,6 +52,7 @@ from .statements import CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReade
 __all__ = [
     "COMPLEMENT_KIN",
     "PREDICATE_KIN",
+    "SYNONYM_KIN",
     "Evidence",
     "PhraseSimilarity",
     "Phrases",
@@ -68,6 +69,9 @@ PhraseSimilarity = Callable[[str, str], float]
 COMPLEMENT_KIN = 0.45
 #: Predicate phrases at or above this cosine name one attribute ("live in"/"move to").
 PREDICATE_KIN = 0.6
+#: Two names of one owner's thing at or above this cosine are synonyms ("lawyer"/"attorney";
+#: not "dentist appointment"/"doctor appointment", 0.72).
+SYNONYM_KIN = 0.8
 #: A newer text that says it changes something updates an older one this close to it.
 MARKED_TOPIC = 0.5
 _WORD = re.compile(r"\w+")
@@ -247,7 +251,7 @@ def _related_people(a: set[str], b: set[str]) -> bool:
 
 
 def _same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    if not _same_subject(old, new) or _bare(old) or _bare(new):
+    if not _one_subject(old, new, similar) or _bare(old) or _bare(new):
         return False
     if old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS:
         return _one_kind(old, new, similar)
@@ -264,11 +268,27 @@ def _other_anchors(old: Statement, new: Statement) -> bool:
     return any(a not in old.words or a not in new.words for a in old.anchors ^ new.anchors)
 
 
-def _one_predicate(old: Claim, new: Claim) -> bool:
+def _one_predicate(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """One subject and one predicate (two copulas are one): where the same value says the
     same thing, whatever else the clauses hold ("is June 21" / "is on 21/06")."""
     same = old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS
-    return same and _same_subject(old, new)
+    return same and _one_subject(old, new, similar)
+
+
+def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """:func:`_same_subject`, or one thing of one owner named by synonyms ("my lawyer" / "my
+    attorney": cosine of the words that differ ≥ ``SYNONYM_KIN``; never two relatives, and
+    not "the living room TV" / "the bedroom TV", whose other words tell two things apart)."""
+    if _same_subject(old, new):
+        return True
+    if _pronoun(old) or _pronoun(new) or old.person or new.person or old.owner != new.owner:
+        return False
+    a, b = old.thing - new.thing, new.thing - old.thing  # the words that differ
+    if not a or not b or a & _RELATIVES or b & _RELATIVES:
+        return False
+    if not all(w.isalpha() for w in a | b):
+        return False  # "tok00300" / "tok00785": codes, not words with synonyms
+    return similar(" ".join(sorted(a)), " ".join(sorted(b))) >= SYNONYM_KIN
 
 
 def _changes_value(old: Claim, new: Claim) -> bool:
@@ -355,7 +375,7 @@ def relate(
     for i, a in enumerate(old.claims if readable else ()):
         for j, b in enumerate(new.claims):
             slot = _same_slot(a, b, similar)
-            one = slot or _key(a) == _key(b) or _one_predicate(a, b)
+            one = slot or _key(a) == _key(b) or _one_predicate(a, b, similar)
             if one and _agree(a, b):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order)
                 agreed_new.add(j)
