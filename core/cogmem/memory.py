@@ -120,12 +120,14 @@ class CognitiveMemory(MemoryHandle):
         """Store one memory, and say what the write did: :meth:`add` with its outcome.
 
         Write-time dedup (:mod:`cogmem.dedup`) compares a write whose id is generated with its
-        nearest memories, word by word: a restatement (the same words up to case, punctuation,
-        articles and a framing phrase such as "Note:") is **merged** (the stored memory is
-        reinforced and takes the write's tags, metadata keys and session id); a write that
-        changes a detail of its nearest memory (a number, date, name, negation, a swapped word)
-        is stored as its **newer version** (``previous_version``; the older ranks below it);
-        anything else is **stored**. A caller-chosen ``id`` is always stored as itself.
+        nearest memories by what they say (:mod:`cogmem.versions`): a restatement (the same
+        claims however worded, or the same words up to case, punctuation and a framing phrase
+        such as "Note:") is **merged** (the stored memory is reinforced and takes the write's
+        tags, metadata keys and session id); a claim about the same slot with another value
+        ("I live in Denver." -> "I moved to Austin.") is stored as its **newer version**
+        (``previous_version``; the older ranks below it); anything else, other people or other
+        attributes included, is **stored**. A caller-chosen ``id`` is always stored as itself,
+        and linked as a newer version only when the reading is sure.
 
         Returns:
             A :class:`~cogmem.records.WriteOutcome`: the id, the action (``stored``,
