@@ -207,7 +207,7 @@ class Statement:
         """It states how things are: a bare statement (no speaker's turn, no question) with a
         claim of a state ("I live in Berlin.", "Ana is vegetarian."), or a claim it says
         corrects or changes something ("I was wrong about my blood type: it's O positive.",
-        "Jamal made captain, finally - no longer a lieutenant."); not only past events."""
+        "Priya made partner - no longer an associate."); not only past events."""
         if self.spoken or not self.claims:
             return False
         return self.revises or any(c.state for c in self.claims)

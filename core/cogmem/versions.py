@@ -24,10 +24,18 @@ same subject and attribute, with a different value::
   - the newer claim changes or negates the older one's value ("I work at Google" ->
     "I left Google"): a change verb or a negation, with a content word of that value.
 
-  A one-off past event ("I went to the gym") is never updated: only states are.
-* **different** — no slot in common.
-* **unknown** — one of the texts makes no claim the parser could read; the caller falls back
-  on comparing words (:func:`cogmem.dedup.compare`).
+  A one-off past event ("I went to the gym") is never updated: only states are. These
+  updates are *sure*; two readings are *guesses*: a newer text that says it changes something
+  at cosine ≥ ``MARKED_TOPIC`` = 0.5 and names no other people, and a change by the older
+  subject's owner to a value of the older value's kind.
+* **different** — other people named (first, whatever the clauses say; relatives are always
+  two people), or no slot in common.
+* **unknown** — one of the texts makes no claim the parser could read, or the claims agree
+  but for tense or a name or number; the caller falls back on comparing words
+  (:func:`cogmem.dedup.compare`).
+
+:meth:`Versions.doubts` reads what a change that names no slot ("Chen said they moved on to
+Dune.") may have changed, for the read path.
 
 Nothing here reads the clock or a store; the similarity of short phrases is asked of a
 :data:`PhraseSimilarity`.
