@@ -3,13 +3,18 @@ write and read paths that follow that decision."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.canonical import canonical_text, clock_times, unshouted, us_spelling
 from cogmem.errors import InvalidTypeError, ModelNotFoundError
+from cogmem.intake import writable
 from cogmem.parser import MODEL_FILES, _check, _model_dir
 from cogmem.records import SUMMARY_KEY
 from cogmem.statements import StatementReader, marks_change, marks_revision, speaker_lines
@@ -424,3 +429,37 @@ def test_texts_are_read_while_they_are_embedded(mem: CognitiveMemory) -> None:
     with pytest.raises(ModelNotFoundError):
         mem.write("I live in Lyon.", now=NOW)
     assert len(mem) == before
+
+
+def _facts(texts: Sequence[str]) -> list[str]:
+    return ["semantic"] * len(texts)
+
+
+def _typed_in_child(queue: Any) -> None:
+    records, _, _ = writable(
+        ["I live in Lyon."], NOW, CognitiveMemoryConfig(), HashingEmbedder(), False,
+        batch=False, classify=_facts,
+    )  # fmt: skip
+    queue.put(records[0].memory_type)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is a POSIX start method")
+def test_a_forked_process_reads_with_a_thread_of_its_own() -> None:
+    """The reading thread is the process's: a child forked after a write (multiprocessing's
+    default on Linux, a preforking server talking to a Chroma server) starts one of its own
+    instead of waiting forever on its parent's. (An in-process Chroma does not survive a
+    fork at all: that is Chroma's.)"""
+    writable(
+        ["I live in Rome."], NOW, CognitiveMemoryConfig(), HashingEmbedder(), False,
+        batch=False, classify=_facts,
+    )  # fmt: skip  # the parent's reading thread now runs
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_typed_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=30)
+    if child.is_alive():
+        child.kill()
+        child.join()
+        pytest.fail("the forked child's write never finished")
+    assert child.exitcode == 0 and queue.get(timeout=5) == "semantic"

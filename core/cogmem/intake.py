@@ -14,6 +14,8 @@ lock. Dedup compares each write whose id cogmem generates with its nearest store
 
 from __future__ import annotations
 
+import os
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -278,7 +280,7 @@ def writable(
         untyped = [t for t in map(_untyped_text, items) if t is not None]
     # the texts are read (classify) while they are embedded: both are model calls that let
     # go of the GIL, and the machine has a core for each
-    reading = _BACKGROUND.submit(classify, untyped) if classify and untyped else None
+    reading = _background().submit(classify, untyped) if classify and untyped else None
     try:
         made = [
             to_record(f"item {i}: " if batch else "", item, now, config, _undecided)
@@ -312,8 +314,28 @@ def _undecided(text: str) -> str:
     return "episodic"
 
 
-# One thread reads texts while the caller's thread embeds them (see :func:`writable`).
-_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-read")
+# One thread reads texts while the caller's thread embeds them (see :func:`writable`): the
+# process's own, started on first use. A forked child has none of its parent's threads, so it
+# starts its own (waiting on the parent's would wait forever).
+_READERS: list[ThreadPoolExecutor] = []
+_READERS_LOCK = threading.Lock()
+
+
+def _background() -> ThreadPoolExecutor:
+    with _READERS_LOCK:
+        if not _READERS:
+            _READERS.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-read"))
+        return _READERS[0]
+
+
+def _forget_parent_readers() -> None:
+    global _READERS_LOCK
+    _READERS.clear()
+    _READERS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parent_readers)
 
 
 def _untyped_text(item: object) -> str | None:
