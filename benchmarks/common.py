@@ -71,7 +71,8 @@ DEFAULT_CACHE_DIR = Path(__file__).resolve().parent / ".cache"
 # Data location
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The objects of a JSON Lines file, blank lines skipped."""
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
@@ -127,7 +128,7 @@ def load_locomo(path: str | os.PathLike[str] | None = None) -> list[Conversation
     """
     p = Path(path) if path is not None else dataset("locomo/dev.jsonl")
     conversations: list[Conversation] = []
-    for obj in _read_jsonl(p):
+    for obj in read_jsonl(p):
         turns = tuple(
             Turn(
                 id=str(t["dia_id"]),
@@ -191,7 +192,7 @@ def load_updates(path: str | os.PathLike[str] | None = None) -> list[UpdateCase]
             current=str(obj["current"]),
             stale=tuple(str(s) for s in obj["stale"]),
         )
-        for obj in _read_jsonl(p)
+        for obj in read_jsonl(p)
     ]
 
 
@@ -209,7 +210,7 @@ def load_scifact(
     """
     root = Path(path) if path is not None else dataset("scifact")
     corpus: dict[str, str] = {}
-    for obj in _read_jsonl(root / "corpus.jsonl"):
+    for obj in read_jsonl(root / "corpus.jsonl"):
         title = str(obj.get("title") or "").strip()
         text = str(obj.get("text") or "").strip()
         corpus[str(obj["_id"])] = f"{title} {text}".strip()
@@ -223,7 +224,7 @@ def load_scifact(
             qrels.setdefault(qid, {})[did] = score
     queries = {
         str(obj["_id"]): str(obj["text"])
-        for obj in _read_jsonl(root / "queries.jsonl")
+        for obj in read_jsonl(root / "queries.jsonl")
         if str(obj["_id"]) in qrels
     }
     return corpus, queries, qrels

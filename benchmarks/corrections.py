@@ -33,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import read_jsonl
 from benchmarks.data import dataset
 from benchmarks.evaluate import real_embedder
 from cogmem import CognitiveMemory
@@ -57,22 +58,16 @@ class Case:
 
 def load_cases(path: Path) -> list[Case]:
     """The cases of a corrections JSON Lines file (see its README)."""
-    cases = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            obj = json.loads(line)
-            cases.append(
-                Case(
-                    id=str(obj["id"]),
-                    kind=str(obj["kind"]),
-                    query=str(obj["query"]),
-                    writes=tuple(
-                        Write(str(w["text"]), float(w["days_ago"])) for w in obj["writes"]
-                    ),
-                    current=str(obj["current"]),
-                )
-            )
-    return cases
+    return [
+        Case(
+            id=str(obj["id"]),
+            kind=str(obj["kind"]),
+            query=str(obj["query"]),
+            writes=tuple(Write(str(w["text"]), float(w["days_ago"])) for w in obj["writes"]),
+            current=str(obj["current"]),
+        )
+        for obj in read_jsonl(path)
+    ]
 
 
 # --------------------------------------------------------------------------- generated cases

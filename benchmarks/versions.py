@@ -44,6 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.common import read_jsonl
 from benchmarks.evaluate import real_embedder
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
 
@@ -70,32 +71,23 @@ class Case:
 
 def load_cases(path: Path) -> list[Case]:
     """The cases of a versions JSON Lines file."""
-    cases = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        obj = json.loads(line)
-        cases.append(
-            Case(
-                id=str(obj["id"]),
-                kind=str(obj["kind"]),
-                style=str(obj["style"]),
-                writes=tuple((str(w["text"]), float(w["days_ago"])) for w in obj["writes"]),
-                checks=tuple(
-                    Check(str(c["query"]), str(c["current"]), tuple(map(str, c.get("stale", ()))))
-                    for c in obj["checks"]
-                ),
-            )
+    return [
+        Case(
+            id=str(obj["id"]),
+            kind=str(obj["kind"]),
+            style=str(obj["style"]),
+            writes=tuple((str(w["text"]), float(w["days_ago"])) for w in obj["writes"]),
+            checks=tuple(
+                Check(str(c["query"]), str(c["current"]), tuple(map(str, c.get("stale", ()))))
+                for c in obj["checks"]
+            ),
         )
-    return cases
+        for obj in read_jsonl(path)
+    ]
 
 
 def load_fillers(path: Path) -> list[str]:
-    return [
-        json.loads(line)["text"]
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    return [str(obj["text"]) for obj in read_jsonl(path)]
 
 
 def _fillers(case: Case, pool: Sequence[str]) -> list[tuple[str, datetime]]:

@@ -19,7 +19,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -42,7 +42,7 @@ from .errors import DuplicateIdError, EmbedderError, InvalidInputError, InvalidT
 from .lexical import Tokenizer
 from .namespace import Namespace
 from .neighbours import earlier_neighbours, stored_neighbours
-from .records import MEMORY_TYPES, STATUSES, MemoryRecord, WriteOutcome
+from .records import MEMORY_TYPES, STATUSES, MemoryRecord, MemoryType, WriteOutcome
 from .retention import initial_stability
 from .store import FloatArray
 from .table import RecordTable
@@ -294,19 +294,23 @@ def writable(
         raise
     if vectors is None:
         return [], np.zeros((0, 0), np.float32), set()
-    if reading is not None:  # the records once more, with the types the texts were read to have
+    if reading is not None:  # each record given no type takes the one its text reads as
         kinds = dict(zip(untyped, reading.result(), strict=True))
         made = [
-            to_record(
-                f"item {i}: " if batch else "",
-                item,
-                now,
-                config,
-                lambda t: kinds.get(t, "episodic"),
-            )
-            for i, item in enumerate(items)
+            (replace(r, memory_type=_read_type(kinds.get(r.text, "episodic"))), given)
+            if _untyped_text(item) is not None
+            else (r, given)
+            for (r, given), item in zip(made, items, strict=True)
         ]
     return [r for r, _ in made], vectors, {r.id for r, given in made if given}
+
+
+def _read_type(kind: str) -> MemoryType:
+    """A type the reading gave, checked as :func:`to_record` checks a given one."""
+    for known in MEMORY_TYPES:
+        if kind == known:
+            return known
+    raise InvalidInputError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {kind!r}")
 
 
 def _undecided(text: str) -> str:

@@ -380,22 +380,19 @@ def evidence(
         [c.memory for c in chosen],
         [c.vector if c.vector is not None else read.get(c.memory.id) for c in chosen],
     )
-    # a newer episode, or a summary of older memories, updates nothing
-    stated = {
-        c.memory.id
-        for c in chosen
-        if c.memory.memory_type != "episodic" and SUMMARY_KEY not in c.memory.metadata
-    }
-    later = [
-        c.memory
-        for c in top[config.version_candidates :]
-        if c.memory.memory_type != "episodic" and SUMMARY_KEY not in c.memory.metadata
-    ]
+    stated = {c.memory.id for c in chosen if _may_update(c.memory)}
+    later = [c.memory for c in top[config.version_candidates :] if _may_update(c.memory)]
     return Evidence(
         tuple(p for p in found_pairs.updates if p[1] in stated),
         found_pairs.unrelated,
         versions.doubts([c.memory for c in chosen], later) if later else (),
     )
+
+
+def _may_update(memory: MemoryRecord) -> bool:
+    """Whether a memory may outdate an older one at read time: not an episode, nor a summary
+    of older memories."""
+    return memory.memory_type != "episodic" and SUMMARY_KEY not in memory.metadata
 
 
 def widened(

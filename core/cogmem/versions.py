@@ -228,7 +228,7 @@ _RELATIVES = frozenset(
 )  # fmt: skip
 
 
-def _kin(claim: Claim) -> frozenset[str]:
+def _relatives_of(claim: Claim) -> frozenset[str]:
     """The relatives a claim's subject names ("user wife cousin" -> {"wife", "cousin"})."""
     return frozenset(w for w in claim.subject.split() if w in _RELATIVES)
 
@@ -245,7 +245,8 @@ def _conflict(old: Statement, new: Statement) -> str:
     theirs, ours = _people(old), _people(new)
     if theirs and ours and not _related_people(theirs, ours):
         return "people"
-    if any(_kin(a) != _kin(b) for a, b in pairs if _kin(a) and _kin(b)):
+    relatives = [(_relatives_of(a), _relatives_of(b)) for a, b in pairs]
+    if any(x and y and x != y for x, y in relatives):
         return "people"  # "my sister" / "my brother": two people, however alike
     if any(a.predicate == b.predicate and not _pronoun(a) and not _pronoun(b) for a, b in pairs):
         return "kind"
