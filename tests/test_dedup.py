@@ -19,6 +19,7 @@ from cogmem.lexical import Tokenizer
 from cogmem.records import MemoryRecord
 from cogmem.testing import HashingEmbedder
 from cogmem.transfer import export_jsonl, import_jsonl
+from cogmem.versions import Relation
 from tests.conftest import NOW
 
 DAY = timedelta(days=1)
@@ -459,3 +460,23 @@ def test_generated_corrections_through_the_real_model() -> None:
     assert result["kept"] >= 0.99
     assert result["current_first"] >= 0.95
     assert result["merged"] >= 0.95
+
+
+def test_a_slot_the_reading_is_sure_of_beats_a_rewording_of_one_detail() -> None:
+    """The nearest neighbour rewords the write with one detail changed, but the reading is
+    sure another neighbour's slot is what the write updates: the write is that one's version."""
+    reworded = _record(FLIGHT, "a")
+    updated = _record("The user's flight home is booked for May 2.", "b")
+    new = _record(FLIGHT.replace("3", "13"), "c", created_at=NOW + DAY)
+
+    def relate(old: str, text: str, cosine: float) -> Relation:
+        return (
+            Relation("update", ("booked for May 2 -> May 13",), sure=True)
+            if old == updated.text
+            else Relation("unknown")
+        )
+
+    decision = decide(
+        new, [Neighbour(reworded, 0.95), Neighbour(updated, 0.8)], CONFIG, TOKENIZER, relate=relate
+    )
+    assert (decision.action, decision.existing_id) == ("new_version", "b")

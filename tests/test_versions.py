@@ -243,6 +243,14 @@ def test_a_marked_change_close_in_meaning_updates(reader: StatementReader) -> No
     ) == ("update")
 
 
+def test_other_attributes_of_one_person_or_of_one_thing(reader: StatementReader) -> None:
+    """A full name owns what its first name's possessive names; two states that share what
+    they are about are not other attributes, whatever their verbs."""
+    assert kind(reader, "Ana Silva lives in Paris.", "Ana's birthday is May 3.") == "different"
+    old, new = "I swim 20 laps at the pool.", "Now I manage 30 laps at the pool."
+    assert kind(reader, old, new) == "unknown"
+
+
 def test_the_same_said_in_another_tense_is_left_to_the_words(reader: StatementReader) -> None:
     assert kind(reader, "Maria lives in Osaka.", "Maria lived in Osaka.") == "unknown"
 
