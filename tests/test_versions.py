@@ -16,7 +16,7 @@ from cogmem.canonical import canonical_text, clock_times, unshouted, us_spelling
 from cogmem.errors import InvalidTypeError, ModelNotFoundError
 from cogmem.intake import writable
 from cogmem.parser import MODEL_FILES, _check, _model_dir
-from cogmem.records import SUMMARY_KEY
+from cogmem.records import SUMMARY_KEY, MemoryRecord
 from cogmem.statements import StatementReader, marks_change, marks_revision, speaker_lines
 from cogmem.testing import HashingEmbedder
 from cogmem.versions import Phrases, Versions, relate
@@ -147,6 +147,37 @@ def test_an_owner_is_read_past_a_misparsed_compound(reader: StatementReader) -> 
     assert claim.owner == "sven"
 
 
+def test_a_bare_change_names_its_value_after_a_semicolon(reader: StatementReader) -> None:
+    """The small model hangs "now Acme Corp." off the sentence, not off "switched"."""
+    (claim,) = reader.read("Dana switched; now Acme Corp.").claims
+    assert (claim.subject, claim.predicate, claim.value_kind) == ("dana", "switch", "name")
+    assert "acme" in claim.value
+    (digits,) = reader.read("Gustav switched; now bluefalcon42.").claims
+    assert digits.value == ("bluefalcon42",)
+    switched, it = reader.read("I switched - now it is Firefox.").claims
+    assert switched.value == () and it.value == ("firefox",)  # a clause speaks for itself
+
+
+def test_a_subject_the_parser_hung_elsewhere_is_found(reader: StatementReader) -> None:
+    """ "told me their meeting tool is": "tool" parsed as the object of "told"; "the team lead
+    is": "lead" parsed as a verb. Before, neither text made any claim."""
+    for text, subject in [
+        ("Farah told me their preferred meeting tool is Jitsi.", "farah preferred meeting tool"),
+        ("Uma says the team lead is Kenji.", "uma team lead"),
+        ("Paula told me their database for the billing service is PostgreSQL.", None),
+    ]:
+        (claim,) = reader.read(text).claims
+        assert claim.predicate == "be" and claim.complement_kind == "name"
+        assert subject is None or claim.subject == subject
+
+
+def test_names_are_read_by_their_capitals(reader: StatementReader) -> None:
+    (claim,) = reader.read("Hana says the database is MongoDB.").claims
+    assert claim.complement_kind == "name"
+    (they,) = reader.read("Rina said they moved on to Educated.").claims
+    assert (they.subject, they.person) == ("rina", True)
+
+
 def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) -> None:
     assert reader.read("I was wrong about my blood type, I am O positive.").fact
     assert not reader.read("I didn't go to the gym yesterday.").fact
@@ -195,6 +226,10 @@ def test_updates(reader: StatementReader, old: str, new: str) -> None:
             "As of this week Victor's team lead is Lars.",
             "Nadia mentioned that these days it is Tom for their team lead.",
         ),
+        # a bare change to a value of another kind changes another attribute
+        ("Update: Chen changed their phone number to 555-0110.", "Chen switched; now Around."),
+        ("Chen switched; now 9:30.", "Chen switched; now Around."),
+        ("Chen's book club pick is Neuromancer.", "Farah told me their book club pick is Dune."),
     ],
 )
 def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
@@ -415,8 +450,52 @@ def test_a_change_that_names_no_slot_ranks_above_what_it_may_change() -> None:
         hits = memory.search("What is Chen's book club pick?", now=NOW, reinforce=False)
         ids = [h.id for h in hits]
         assert ids.index(new) < ids.index(old)
-        doubted = hits[ids.index(old)].explanation
-        assert "changed_since" in doubted.penalties and doubted.newer_version_id == new
+        assert hits[ids.index(old)].explanation.newer_version_id == new
+
+
+def test_of_several_changes_that_name_no_slot_the_one_whose_value_fits_is_doubted(
+    reader: StatementReader,
+) -> None:
+    """Chen switched three things without saying which: the book club pick is doubted by the
+    change whose new value is closest to it (a book), not the newest one."""
+    slot = "book club pick neuromancer"
+    fits = {(slot, "dune"): 0.3, (slot, "around"): 0.1}
+
+    def near(a: str, b: str) -> float:
+        return fits.get((a, b), similar(a, b))
+
+    def at(text: str, days: int) -> MemoryRecord:
+        return MemoryRecord(id=text, text=text, created_at=_at(days), memory_type="semantic")
+
+    old = at("Chen's book club pick is Neuromancer.", 200)
+    later = [
+        at("Chen said they moved on to Dune.", 20),
+        at("Chen switched; now Around.", 5),
+        at("Chen switched; now 555-0110.", 1),  # a number: no book club pick
+    ]
+    assert Versions(reader, near).doubts([old], later) == ((old.id, later[0].id),)
+
+
+def test_a_doubted_memory_lends_its_relevance_to_the_change() -> None:
+    """Read-time ranking of a doubt: the change answers the query as well as what it may
+    change (its own retention kept), and the older follows right after it."""
+    config = CognitiveMemoryConfig(version_candidates=3, version_exponent=0.0)
+    with CognitiveMemory(embedder=HashingEmbedder(), config=config) as memory:
+        old = memory.add(
+            "Chen's book club pick is Neuromancer.", memory_type="semantic", now=_at(120)
+        )
+        memory.add_many(
+            [
+                {"text": f"{p}'s book club pick is Circe.", "memory_type": "semantic"}
+                for p in ["Ivan", "Lena", "Omar", "Rina", "Tara", "Uma", "Wen"]
+            ],
+            now=_at(10),
+        )
+        new = memory.add("Chen said they moved on to Dune.", memory_type="semantic", now=_at(2))
+        hits = memory.search("What is Chen's book club pick?", now=NOW, reinforce=False)
+        assert [h.id for h in hits[:2]] == [new, old]
+        lifted = hits[0].explanation
+        assert lifted.penalties["newest_version"] > 1.0
 
 
 def test_texts_are_read_while_they_are_embedded(mem: CognitiveMemory) -> None:

@@ -492,21 +492,35 @@ def _below_doubts(
     versions: dict[str, tuple[float, str]],
 ) -> list[_Scored]:
     """Each memory a later one may have changed (:attr:`~cogmem.versions.Evidence.doubts`)
-    scored at most ``version_margin`` of that later memory's score::
+    ranked right below it. With ``version_takes_rank``, the doubter whose new value fits it
+    best first answers the query as well as it (a change that names no slot is worded away
+    from the query): its score is raised by ``relevance(m) / relevance(n)``, named
+    ``newest_version``, its own retention kept; then::
 
-        score'(m) = min(score(m), margin · score(n))
+        score'(m) = min(score(m), margin · score'(n))
 
-    named ``changed_since`` in its explanation (``newer_version_id`` = ``n``)."""
+    named ``changed_since`` in its explanation (``newer_version_id`` = ``n``). A doubter
+    that is wrong about the slot so leaves the older right below it, never further down."""
     margin = config.version_margin
     if not doubts or margin is None:
         return scored
     at = {s.candidate.memory.id: n for n, s in enumerate(scored)}
     out = list(scored)
+    doubted: dict[str, list[str]] = {}
     for old, new in doubts:
-        if old not in at or new not in at:
-            continue
-        held, newer = out[at[old]], out[at[new]]
+        if old in at and new in at:
+            doubted.setdefault(old, []).append(new)
+    for old in sorted(doubted, key=lambda m: -out[at[m]].score):
+        held = out[at[old]]
+        new = max(doubted[old], key=lambda n: (out[at[n]].candidate.memory.created_at, n))
+        newer = out[at[new]]
+        if config.version_takes_rank and held.relevance > newer.relevance > 0:
+            lift = held.relevance / newer.relevance
+            factor = newer.penalties.get("newest_version", 1.0) * lift
+            penalties = {**newer.penalties, "newest_version": factor}
+            newer = out[at[new]] = newer._replace(score=newer.score * lift, penalties=penalties)
         cap = margin * newer.score
+        versions[old] = (1.0, new)  # named even when it already ranks below the change
         if held.score > cap > 0:
             penalties = {**held.penalties, "changed_since": cap / held.score}
             out[at[old]] = held._replace(score=cap, penalties=penalties)

@@ -33,6 +33,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
+from .clauses import (
+    FIRST_PERSON,
+    OTHER_POSSESSIVES,
+    SUBJECTS,
+    VERSION_WORDS,
+    clauses,
+    is_question,
+    phrase,
+    subject_phrase,
+    word,
+)
 from .errors import CogmemError
 from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 
@@ -53,15 +64,6 @@ __all__ = [
 #: A text of more words than this is a document, not a statement: its claims are not read (a
 #: memory is a sentence or a few; a parse costs time in proportion to the words).
 MAX_WORDS = 80
-_FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves", "my", "our", "mine"})
-_SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
-# Words that say a version is newer or older, not which thing it is ("my new phone number").
-_VERSION_WORDS = frozenset(
-    {
-        "new", "current", "updated", "latest", "actual", "real", "correct", "present", "old",
-        "previous", "former", "recent", "now", "newest", "revised", "final", "right",
-    }
-)  # fmt: skip
 # Words that place a claim in time or lead into it, not part of what it says.
 _FILLERS = frozenset(
     {
@@ -95,6 +97,8 @@ CHANGE_VERBS = frozenset(
         "expire", "renew", "reopen", "close",
     }
 )  # fmt: skip
+#: Predicates that say something changed but not what ("Victor switched; now Drone.").
+BARE_CHANGES = frozenset({"switch", "move on", "change", "switch over", "transition", "go"})
 # Verbs that set something to a new value: "changed my number to ...", "switched the plan to".
 _SETTERS = frozenset({"change", "switch", "update", "set", "reset", "move", "bump", "push"})
 _VALUE_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV", "ADP", "X", "SYM", "PRON"})
@@ -158,7 +162,6 @@ class Claim:
         return f"{self.subject} {negation}{self.predicate} {' '.join(self.value)}".strip()
 
 
-_OTHER_POSSESSIVES = frozenset({"his", "her", "their", "its", "your"})
 PRONOUNS = frozenset(
     {"he", "she", "they", "it", "you", "this", "that", "these", "those", "him", "her", "them"}
 )
@@ -213,77 +216,6 @@ class Statement:
         return self.revises or any(c.state for c in self.claims)
 
 
-def _word(token: Any) -> str:
-    """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written)."""
-    if token.like_num or any(ch.isdigit() for ch in token.text):
-        return str(token.text.lower())
-    lemma = token.lemma_.lower() if token.lemma_ else token.lower_
-    return us_spelling(lemma)
-
-
-def _in_subtree_of(token: Any, deps: frozenset[str], stop: Any) -> bool:
-    """Whether ``token`` hangs below a dependent labelled one of ``deps``, up to ``stop``."""
-    node = token
-    while node.i != stop.i and node.head.i != node.i:
-        if node.dep_ in deps:
-            return True
-        node = node.head
-    return False
-
-
-def _phrase(tokens: Iterable[Any], head: Any, speaker: str) -> list[str]:
-    """Canonical words of a noun phrase's tokens (determiners, punctuation, "'s", relative
-    clauses and version words left out; my/our as the speaker)."""
-    words: list[str] = []
-    for token in tokens:
-        if token.dep_ in ("det", "punct", "case", "predet") or token.is_space:
-            continue
-        if token.i != head.i and _in_subtree_of(token, frozenset({"relcl", "acl", "appos"}), head):
-            continue
-        if token.dep_ == "amod" and token.lower_ in _VERSION_WORDS:
-            continue
-        words.append(speaker if token.lower_ in _FIRST_PERSON else _word(token))
-    return words
-
-
-def _subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
-    """The canonical subject of a clause whose subject token is ``head``, its owner ("user
-    wife" in "my wife's cousin"), and whether it names a person or thing as itself."""
-    lower = head.lower_
-    if lower in _FIRST_PERSON:
-        return speaker, "", True
-    if head.pos_ == "PRON":
-        return lower, "", True
-    # an owner named by a pronoun ("their car") is unresolved: the phrase is read without it
-    possessives = _possessives(head)
-    owners = [c for c in possessives if c.lower_ not in _OTHER_POSSESSIVES]
-    pronoun_owned = {t.i for c in possessives if c.lower_ in _OTHER_POSSESSIVES for t in c.subtree}
-    owned = {t.i for c in owners for t in c.subtree} | pronoun_owned
-    owner = " ".join(w for c in owners for w in _phrase(c.subtree, c, speaker))
-    rest = _phrase((t for t in head.subtree if t.i not in owned), head, speaker)
-    phrase = " ".join([owner, *rest]).strip() or _word(head)
-    if phrase == "user":
-        return speaker, "", True
-    return phrase, owner, head.pos_ == "PROPN" and not owners
-
-
-def _possessives(head: Any) -> list[Any]:
-    """The possessives before ``head`` in its phrase: its own ("Farah's lead"), or one a
-    misparse hung on a word before it ("Farah's team lead", parsed with "team" as the subject
-    of "lead"); never one after it ("the password at my home")."""
-    found = []
-    for token in head.subtree:
-        if token.dep_ != "poss" or token.i >= head.i:
-            continue
-        up, nested = token.head, False
-        while up.i != head.i and up.i < head.i:
-            nested = nested or up.dep_ == "poss"  # "my" in "my wife's": part of an owner
-            up = up.head
-        if up.i == head.i and not nested:
-            found.append(token)
-    return found
-
-
 def _negated(verb: Any) -> bool:
     for child in verb.children:
         if child.dep_ == "neg" or child.lower_ in ("never", "n't", "not"):
@@ -297,7 +229,7 @@ def _value(verb: Any, skip: set[int]) -> list[Any]:
     """The tokens of what ``verb``'s clause says of its subject."""
     out: list[Any] = []
     stack = [c for c in verb.children if c.i not in skip and c.dep_ not in _SKIP_DEPS]
-    stack = [c for c in stack if c.dep_ not in _SUBJECTS]
+    stack = [c for c in stack if c.dep_ not in SUBJECTS]
     while stack:
         token = stack.pop()
         out.append(token)
@@ -330,55 +262,20 @@ def _complement(verb: Any) -> tuple[str, str]:
     for child in verb.children:
         if child.dep_ in ("attr", "acomp", "oprd", "dobj"):
             words = [
-                _word(t)
+                word(t)
                 for t in child.subtree
                 if t.dep_ not in ("det", "punct")
-                and t.lower_ not in _VERSION_WORDS
+                and t.lower_ not in VERSION_WORDS
                 and t.lower_ not in _FILLERS
             ]
             return " ".join(words), _kind(list(child.subtree))
     return "", ""
 
 
-def _clauses(doc: Any) -> Iterable[tuple[Any, Any | None]]:
-    """Each clause head of ``doc`` with its subject token (a conjoined verb shares its
-    head's subject: "I left Google and joined Meta"); ``None`` for the speaker left out
-    (:func:`_said_by_speaker`)."""
-    subject_of: dict[int, Any | None] = {}
-    for token in doc:
-        subjects = [c for c in token.children if c.dep_ in _SUBJECTS]
-        if subjects:
-            subject_of[token.i] = subjects[0]
-    for token in doc:
-        if _said_by_speaker(token) and token.i not in subject_of:
-            subject_of[token.i] = None
-    for token in doc:
-        if token.i in subject_of:
-            yield token, subject_of[token.i]
-        elif token.dep_ == "conj" and token.pos_ in ("VERB", "AUX"):
-            head = token.head
-            while head.i not in subject_of and head.dep_ == "conj" and head.head.i != head.i:
-                head = head.head
-            if head.i in subject_of:
-                yield token, subject_of[head.i]
-
-
-def _said_by_speaker(token: Any) -> bool:
-    """A sentence with no subject whose verb is in the past: the speaker left "I" out
-    ("Switched to a Pixel 8.", "Moved everything over to Bitwarden."). A bare verb is a
-    request ("Book my calls in the afternoon."), and says nothing of anyone."""
-    return (
-        token.dep_ == "ROOT"
-        and token.pos_ == "VERB"
-        and token.tag_ in ("VBD", "VBN")
-        and not any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in token.children)
-    )
-
-
 def _anchors(doc: Any) -> set[str]:
     """The names, numbers and negations of a parsed line, canonical."""
     return {
-        "not" if t.dep_ == "neg" else _word(t)
+        "not" if t.dep_ == "neg" else word(t)
         for t in doc
         if t.pos_ == "PROPN" or t.like_num or t.dep_ == "neg" or any(ch.isdigit() for ch in t.text)
     }
@@ -389,32 +286,33 @@ def _kind(tokens: Sequence[Any]) -> str:
     sentence) or ``word``."""
     if any(any(ch.isdigit() for ch in t.text) for t in tokens):
         return "number"
-    if any(t.pos_ == "PROPN" or (t.is_title and not t.is_sent_start) for t in tokens):
+    if any(t.pos_ == "PROPN" or (_capitalised(t) and not t.is_sent_start) for t in tokens):
         return "name"
     return "word" if tokens else ""
 
 
-def _question(sentence: Any) -> bool:
-    """Whether a parsed sentence asks (ends with "?")."""
-    words = [t for t in sentence if not t.is_space]
-    return bool(words) and words[-1].text.endswith("?")
+def _capitalised(token: Any) -> bool:
+    """Written with a capital as a name is: "Dune", "MongoDB", "iPhone" (not "I")."""
+    return token.lower_ != "i" and any(ch.isupper() for ch in token.text) and token.is_alpha
 
 
 def read_doc(doc: Any, speaker: str) -> list[Claim]:
     """The claims of one parsed line said by ``speaker``."""
     claims: list[Claim] = []
-    asked = {t.i for sent in doc.sents if _question(sent) for t in sent}
+    asked = {t.i for sent in doc.sents if is_question(sent) for t in sent}
     reporters: dict[int, Any] = {}  # a lead-in verb -> who says ("Chen said they ...")
-    for verb, subject in _clauses(doc):
+    found = list(clauses(doc))
+    for verb, subject in found:
         if verb.lemma_.lower() in _LEAD_INS and subject is not None:
             reporters[verb.i] = subject
-    for verb, subject in _clauses(doc):
+    heads = {verb.i for verb, _ in found}
+    for verb, subject in found:
         if verb.i in asked:  # a question claims nothing
             continue
         predicate = _predicate(verb)
         said = subject.lower_ if subject is not None else "i"
         if verb.lemma_.lower() in _LEAD_INS and (
-            said in _FIRST_PERSON | {"you"}
+            said in FIRST_PERSON | {"you"}
             or any(c.dep_ in ("ccomp", "xcomp") for c in verb.children)
         ):
             continue  # "I meant ...", "Chen said ...": what follows is the claim
@@ -426,10 +324,11 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         if subject is None:
             who, owner, person = speaker, "", True
         else:
-            who, owner, person = _subject_phrase(subject, speaker)
+            who, owner, person = subject_phrase(subject, speaker)
+            person = person or subject is reporter  # "they" of "Rina said they ..."
         if reporter is not None and not owner and not person:
             # "Paula says the diet is vegan": Paula's diet
-            owner = _subject_phrase(reporter, speaker)[0]
+            owner = subject_phrase(reporter, speaker)[0]
             who = f"{owner} {who}"
         skip = {t.i for t in subject.subtree} if subject is not None else set()
         tokens = [
@@ -437,7 +336,9 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             for t in _value(verb, skip)
             if t.pos_ in _VALUE_POS and t.lower_ not in _FILLERS and not t.is_space
         ]
-        words = [_word(t) for t in tokens]
+        if not tokens and predicate in BARE_CHANGES:
+            tokens = _after(verb, heads)
+        words = [word(t) for t in tokens]
         complement, kind = _complement(verb)
         claim = Claim(
             subject=who,
@@ -451,13 +352,31 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             state=_state(verb),
             person=person,
         )
-        said_by = _subject_phrase(reporter, speaker)[0] if reporter is not None else ""
+        said_by = subject_phrase(reporter, speaker)[0] if reporter is not None else ""
         if said_by and claim.subject == "it":  # "Kofi said it is ...": Kofi's, whatever it is
             claim = replace(claim, owner=said_by)
         claims.append(
             _set_to(claim, verb, speaker) or _it_for(claim, verb, said_by, speaker) or claim
         )
     return claims
+
+
+def _after(verb: Any, heads: set[int]) -> list[Any]:
+    """What a bare change names after it, outside its own clause: "Dana switched; now Acme
+    Corp." (a fragment the parser hangs elsewhere). Stops at the next clause with a subject
+    ("I switched - now it is Firefox": that clause speaks for itself)."""
+    out: list[Any] = []
+    for token in verb.doc[verb.i + 1 : verb.sent.end]:
+        if token.i in heads or token.dep_ in SUBJECTS:
+            break
+        if token.pos_ in _VALUE_POS and token.lower_ not in _FILLERS and _spelled(token):
+            out.append(token)
+    return out
+
+
+def _spelled(token: Any) -> bool:
+    """Whether a token holds a letter or digit (not a dash or a quote)."""
+    return any(ch.isalnum() for ch in token.text)
 
 
 def _it_for(claim: Claim, verb: Any, said_by: str, speaker: str) -> Claim | None:
@@ -477,17 +396,17 @@ def _it_for(claim: Claim, verb: Any, said_by: str, speaker: str) -> Claim | None
     if thing is None:
         return None
     mine = next((c for c in thing.children if c.dep_ == "poss"), None)
-    if mine is None or mine.lower_ not in _FIRST_PERSON | _OTHER_POSSESSIVES:
+    if mine is None or mine.lower_ not in FIRST_PERSON | OTHER_POSSESSIVES:
         return None
-    owner = said_by if mine.lower_ in _OTHER_POSSESSIVES else speaker
+    owner = said_by if mine.lower_ in OTHER_POSSESSIVES else speaker
     if not owner:
         return None  # "their", said by nobody named
-    named = [w for w in _phrase(thing.subtree, thing, speaker) if w not in _OTHER_POSSESSIVES]
+    named = [w for w in phrase(thing.subtree, thing, speaker) if w not in OTHER_POSSESSIVES]
     if named[:1] == [speaker]:
         named = named[1:]
     skip = {t.i for t in use.subtree}
     tokens = [t for t in what.subtree if t.i not in skip and t.pos_ in _VALUE_POS]
-    words = [_word(t) for t in tokens]
+    words = [word(t) for t in tokens]
     return Claim(
         subject=" ".join([owner, *named]),
         predicate="be",
@@ -512,11 +431,11 @@ def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:
     value = next((c for c in to.children if c.dep_ == "pobj"), None) if to is not None else None
     if thing is None or value is None or not claim.person:
         return None
-    named = [w for w in _phrase(thing.subtree, thing, speaker) if w not in _OTHER_POSSESSIVES]
+    named = [w for w in phrase(thing.subtree, thing, speaker) if w not in OTHER_POSSESSIVES]
     if named[:1] == [claim.subject]:
         named = named[1:]  # "my phone plan", said by the user: the user's phone plan
-    tokens = [t for t in value.subtree if t.pos_ in _VALUE_POS and any(c.isalnum() for c in t.text)]
-    words = [_word(t) for t in tokens]
+    tokens = [t for t in value.subtree if t.pos_ in _VALUE_POS and _spelled(t)]
+    words = [word(t) for t in tokens]
     return Claim(
         subject=" ".join([claim.subject, *named]),
         predicate="be",
@@ -598,7 +517,7 @@ class StatementReader:
         for (n, who, _), doc in zip(spoken, docs, strict=True):
             found[n].extend(read_doc(doc, who))
             anchors[n].update(_anchors(doc))
-            words[n].update(_word(t) for t in doc if not (t.is_punct or t.is_space))
+            words[n].update(word(t) for t in doc if not (t.is_punct or t.is_space))
         for n, text in enumerate(short):
             out[text] = Statement(
                 text,

@@ -54,8 +54,9 @@ from typing import Literal
 import numpy as np
 import Stemmer
 
+from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .records import MemoryRecord
-from .statements import CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReader
+from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReader
 
 __all__ = [
     "COMPLEMENT_KIN",
@@ -164,7 +165,7 @@ def _same_subject(old: Claim, new: Claim) -> bool:
     """Whether two claims are about one subject: the same person or name, or the same thing
     of one owner ("my dentist appointment" / "the dentist appointment"; "the wifi password at
     home" / "the home wifi password"), one naming it with more words than the other."""
-    if _pronoun(old) or _pronoun(new):
+    if is_pronoun(old) or is_pronoun(new):
         return False  # "it", "she": who or what is not known here
     if old.subject == new.subject:
         return True
@@ -181,56 +182,9 @@ def _same_subject(old: Claim, new: Claim) -> bool:
     return bool(a) and bool(b) and (a <= b or b <= a)
 
 
-# Predicates that say something changed but not what ("Victor switched; now Drone.").
-_BARE = frozenset({"switch", "move on", "change", "switch over", "transition", "go"})
-
-
 def _bare(claim: Claim) -> bool:
     """A change that names no attribute: no slot can be read from it."""
-    return claim.predicate in _BARE and not claim.complement
-
-
-def _pronoun(claim: Claim) -> bool:
-    return claim.subject in PRONOUNS
-
-
-def _people(statement: Statement) -> set[str]:
-    """Who a statement is about or whose things it speaks of: its named subjects and owners."""
-    found: set[str] = set()
-    for claim in statement.claims:
-        if claim.person and not _pronoun(claim):
-            found.add(claim.subject)
-        if claim.owner:
-            found.add(claim.owner.split()[0])
-    return found
-
-
-def _named(statement: Statement) -> set[str]:
-    """:func:`_people` that are the user or written with a capital ("Nadia", not "kid")."""
-    return {
-        p
-        for p in _people(statement)
-        if p == "user" or re.search(rf"\b{re.escape(p[:1].upper() + p[1:])}", statement.text)
-    }
-
-
-# Words for relatives: a closed class, each a person of its own.
-_RELATIVES = frozenset(
-    {
-        "mother", "father", "mom", "mum", "dad", "parent", "sister", "brother", "sibling",
-        "son", "daughter", "child", "kid", "aunt", "uncle", "cousin", "niece", "nephew",
-        "grandmother", "grandfather", "grandma", "grandpa", "granny", "grandparent",
-        "grandson", "granddaughter", "grandchild", "wife", "husband", "spouse", "partner",
-        "boyfriend", "girlfriend", "fiance", "fiancee", "godmother", "godfather", "stepmother",
-        "stepfather", "stepson", "stepdaughter", "motherinlaw", "fatherinlaw", "sisterinlaw",
-        "brotherinlaw", "soninlaw", "daughterinlaw", "twin",
-    }
-)  # fmt: skip
-
-
-def _relatives_of(claim: Claim) -> frozenset[str]:
-    """The relatives a claim's subject names ("user wife cousin" -> {"wife", "cousin"})."""
-    return frozenset(w for w in claim.subject.split() if w in _RELATIVES)
+    return claim.predicate in BARE_CHANGES and not claim.complement
 
 
 def _conflict(old: Statement, new: Statement) -> str:
@@ -242,21 +196,17 @@ def _conflict(old: Statement, new: Statement) -> str:
     pairs = [(a, b) for a in old.claims for b in new.claims]
     if any(_same_subject(a, b) or _owns(a, b) or _owns(b, a) for a, b in pairs):
         return ""  # one subject, or one is the other's ("I" / "my blood type")
-    theirs, ours = _people(old), _people(new)
-    if theirs and ours and not _related_people(theirs, ours):
+    theirs, ours = people_of(old), people_of(new)
+    if theirs and ours and not share_a_person(theirs, ours):
         return "people"
-    relatives = [(_relatives_of(a), _relatives_of(b)) for a, b in pairs]
+    relatives = [(relatives_of(a), relatives_of(b)) for a, b in pairs]
     if any(x and y and x != y for x, y in relatives):
         return "people"  # "my sister" / "my brother": two people, however alike
-    if any(a.predicate == b.predicate and not _pronoun(a) and not _pronoun(b) for a, b in pairs):
+    if any(
+        a.predicate == b.predicate and not is_pronoun(a) and not is_pronoun(b) for a, b in pairs
+    ):
         return "kind"
     return ""
-
-
-def _related_people(a: set[str], b: set[str]) -> bool:
-    """Whether two sets of names share a person ("ana silva" and "ana" are one)."""
-    words_a = {w for name in a for w in name.split()}
-    return any(w in words_a for name in b for w in name.split())
 
 
 def _same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
@@ -290,10 +240,10 @@ def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     not "the living room TV" / "the bedroom TV", whose other words tell two things apart)."""
     if _same_subject(old, new):
         return True
-    if _pronoun(old) or _pronoun(new) or old.person or new.person or old.owner != new.owner:
+    if is_pronoun(old) or is_pronoun(new) or old.person or new.person or old.owner != new.owner:
         return False
     a, b = old.thing - new.thing, new.thing - old.thing  # the words that differ
-    if not a or not b or a & _RELATIVES or b & _RELATIVES:
+    if not a or not b or a & RELATIVES or b & RELATIVES:
         return False
     if not all(w.isalpha() for w in a | b):
         return False  # "tok00300" / "tok00785": codes, not words with synonyms
@@ -317,7 +267,7 @@ def _changes_to_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
         return False
     if not (_same_subject(old, new) or (old.owner and old.owner.split()[0] == new.subject)):
         return False
-    value = " ".join(w for w in new.value if w not in _PREPOSITIONS)
+    value = _value_phrase(new)
     if not value:
         return False
     if old.complement_kind in ("number", "name"):
@@ -373,8 +323,8 @@ def relate(
             update of the older unless they are about different subjects.
     """
     readable = old.readable and new.readable
-    theirs, ours = _named(old), _named(new)
-    if theirs and ours and not _related_people(theirs, ours):
+    theirs, ours = named_in(old), named_in(new)
+    if theirs and ours and not share_a_person(theirs, ours):
         return Relation("different")  # other people: whatever the clauses say, not one fact
     changes: list[str] = []
     guesses: list[str] = []
@@ -406,6 +356,8 @@ def relate(
         if not _other_anchors(old, new):
             return Relation("same", lasting=all(c.state for c in old.claims))
         retold = True  # every claim agrees, but a name or number differs: the words decide
+    if readable and _changes_elsewhere(old, new):
+        return Relation("different")
     conflict = _conflict(old, new)
     close = cosine is not None and cosine >= MARKED_TOPIC
     # a newer text that says it changes something, close to the older: a change, unless it
@@ -431,6 +383,35 @@ def _shared_values(old: Statement, new: Statement) -> bool:
     litres of water." (one-off past events are never updated, whatever they share)."""
     said = {w for c in old.claims if c.state for w in c.content if not _when_word(w)}
     return any(w in said for c in new.claims if c.state for w in c.content if not _when_word(w))
+
+
+def _changes_elsewhere(old: Statement, new: Statement) -> bool:
+    """Whether ``new`` is a bare change to a value of another kind than every value the older
+    says of that subject or of what it owns, one of them a number: "Chen switched; now
+    Around." changes neither "Chen's phone number is 555-0110" nor "Chen switched; now 9:30",
+    so it changes another of Chen's attributes. (Words and names are not told apart so: "a
+    flat white" / "Starbucks".)"""
+    held = [
+        (a.complement_kind if a.complement else a.value_kind, b.value_kind)
+        for b in new.claims
+        if _bare(b) and b.content and b.state
+        for a in old.claims
+        if a.content and a.state and (_same_subject(a, b) or _owns(b, a))
+    ]
+    return bool(held) and all(x != y and "number" in (x, y) for x, y in held)
+
+
+def _slot_phrase(claim: Claim) -> str:
+    """A claim's slot and value without its owner ("book club pick neuromancer")."""
+    words = claim.subject.split()
+    if claim.owner and claim.subject.startswith(claim.owner + " "):
+        words = words[len(claim.owner.split()) :]
+    return " ".join([*words, claim.complement or _value_phrase(claim)]).strip()
+
+
+def _value_phrase(claim: Claim) -> str:
+    """A claim's value without its prepositions ("dune" for "moved on to Dune")."""
+    return " ".join(w for w in claim.value if w not in _PREPOSITIONS)
 
 
 def _changes_what(statement: Statement) -> bool:
@@ -460,7 +441,7 @@ def _other_attributes(old: Statement, new: Statement, *, strict: bool) -> bool:
 def _owns(a: Claim, b: Claim) -> bool:
     """Whether ``a``'s subject owns ``b``'s ("Ana Silva" / "Ana's birthday"; "I" / "my
     car")."""
-    if not b.owner or _pronoun(a):
+    if not b.owner or is_pronoun(a):
         return False
     if a.subject == b.owner:
         return True
@@ -567,24 +548,40 @@ class Versions:
         """``(older id, newer id)`` pairs of a memory of ``best`` and a newer one of
         ``later`` that may update it (see :attr:`Evidence.doubts`). Only the memories of
         ``later`` that name a person of ``best`` (not the user: nearly every text is the
-        user's) are read, at most ``len(best)`` of them."""
+        user's) are read; the first ``len(best)`` of them that change something without
+        naming what are compared."""
         read = self.reader.read_many([r.text for r in best])
-        people = {p for statement in read for p in _people(statement)} - {"user"}
+        people = {p for statement in read for p in people_of(statement)} - {"user"}
         if not people:
             return ()
-        named = [r for r in later if people & set(_WORD.findall(r.text.lower()))][: len(best)]
+        named = [r for r in later if people & set(_WORD.findall(r.text.lower()))]
         if not named:
             return ()
-        theirs = self.reader.read_many([r.text for r in named])
+        bare = [
+            (r, s)
+            for r, s in zip(named, self.reader.read_many([r.text for r in named]), strict=True)
+            if _changes_what(s)
+        ][: len(best)]
         found: list[tuple[str, str]] = []
         for older, old in zip(best, read, strict=True):
-            for newer, new in zip(named, theirs, strict=True):
-                if newer.created_at <= older.created_at or not _changes_what(new):
-                    continue
-                relation = relate(old, new, self.similar)
-                if relation.kind == "update":
-                    found.append((older.id, newer.id))
+            fits = [
+                (self._fit(old, new), newer.created_at, newer.id)
+                for newer, new in bare
+                if newer.created_at > older.created_at
+                and relate(old, new, self.similar).kind == "update"
+            ]
+            if fits:
+                found.append((older.id, max(fits)[2]))
         return tuple(found)
+
+    def _fit(self, old: Statement, new: Statement) -> float:
+        """How well a bare change's new value fits what the older statement says: the cosine
+        of the older's slot and value ("book club pick neuromancer") and the new value
+        ("dune"), its best pair of claims. Which of a person's several changes changed a
+        slot is read from this alone."""
+        said = [_slot_phrase(a) for a in old.claims if a.content]
+        values = [_value_phrase(b) for b in new.claims if _bare(b) and b.content]
+        return max((self.similar(a, b) for a in said for b in values), default=0.0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,171 @@
+"""Clauses of a parsed line, and who each is about.
+
+The small English parser (:mod:`cogmem.parser`) misreads some chat in ways that are regular; the
+repairs are here, each with its example, so that :mod:`cogmem.statements` reads claims from a
+clause and its subject without knowing how they were found:
+
+* a sentence with no subject and a past-tense verb is the speaker's ("Switched to a Pixel 8.");
+* a subjectless "is" takes the noun phrase just before it ("Farah told me their meeting tool
+  is Jitsi.", "the team lead is Kenji");
+* a possessive hung on the wrong word still owns the phrase ("Farah's team lead").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .canonical import us_spelling
+
+__all__ = [
+    "FIRST_PERSON",
+    "OTHER_POSSESSIVES",
+    "SUBJECTS",
+    "VERSION_WORDS",
+    "clauses",
+    "is_question",
+    "phrase",
+    "subject_phrase",
+    "word",
+]
+
+FIRST_PERSON = frozenset({"i", "me", "myself", "we", "us", "ourselves", "my", "our", "mine"})
+SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
+#: Words that say a version is newer or older, not which thing it is ("my new phone number").
+VERSION_WORDS = frozenset(
+    {
+        "new", "current", "updated", "latest", "actual", "real", "correct", "present", "old",
+        "previous", "former", "recent", "now", "newest", "revised", "final", "right",
+    }
+)  # fmt: skip
+OTHER_POSSESSIVES = frozenset({"his", "her", "their", "its", "your"})
+
+
+def word(token: Any) -> str:
+    """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written)."""
+    if token.like_num or any(ch.isdigit() for ch in token.text):
+        return str(token.text.lower())
+    lemma = token.lemma_.lower() if token.lemma_ else token.lower_
+    return us_spelling(lemma)
+
+
+def _in_subtree_of(token: Any, deps: frozenset[str], stop: Any) -> bool:
+    """Whether ``token`` hangs below a dependent labelled one of ``deps``, up to ``stop``."""
+    node = token
+    while node.i != stop.i and node.head.i != node.i:
+        if node.dep_ in deps:
+            return True
+        node = node.head
+    return False
+
+
+def phrase(tokens: Iterable[Any], head: Any, speaker: str) -> list[str]:
+    """Canonical words of a noun phrase's tokens (determiners, punctuation, "'s", relative
+    clauses and version words left out; my/our as the speaker)."""
+    words: list[str] = []
+    for token in tokens:
+        if token.dep_ in ("det", "punct", "case", "predet") or token.is_space:
+            continue
+        if token.i != head.i and _in_subtree_of(token, frozenset({"relcl", "acl", "appos"}), head):
+            continue
+        if token.dep_ == "amod" and token.lower_ in VERSION_WORDS:
+            continue
+        words.append(speaker if token.lower_ in FIRST_PERSON else word(token))
+    return words
+
+
+def subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
+    """The canonical subject of a clause whose subject token is ``head``, its owner ("user
+    wife" in "my wife's cousin"), and whether it names a person or thing as itself."""
+    lower = head.lower_
+    if lower in FIRST_PERSON:
+        return speaker, "", True
+    if head.pos_ == "PRON":
+        return lower, "", True
+    # an owner named by a pronoun ("their car") is unresolved: the phrase is read without it
+    possessives = _possessives(head)
+    owners = [c for c in possessives if c.lower_ not in OTHER_POSSESSIVES]
+    pronoun_owned = {t.i for c in possessives if c.lower_ in OTHER_POSSESSIVES for t in c.subtree}
+    owned = {t.i for c in owners for t in c.subtree} | pronoun_owned
+    owner = " ".join(w for c in owners for w in phrase(c.subtree, c, speaker))
+    rest = phrase((t for t in head.subtree if t.i not in owned), head, speaker)
+    named = " ".join([owner, *rest]).strip() or word(head)
+    if named == "user":
+        return speaker, "", True
+    return named, owner, head.pos_ == "PROPN" and not owners
+
+
+def _possessives(head: Any) -> list[Any]:
+    """The possessives before ``head`` in its phrase: its own ("Farah's lead"), or one a
+    misparse hung on a word before it ("Farah's team lead", parsed with "team" as the subject
+    of "lead"); never one after it ("the password at my home")."""
+    found = []
+    for token in head.subtree:
+        if token.dep_ != "poss" or token.i >= head.i:
+            continue
+        up, nested = token.head, False
+        while up.i != head.i and up.i < head.i:
+            nested = nested or up.dep_ == "poss"  # "my" in "my wife's": part of an owner
+            up = up.head
+        if up.i == head.i and not nested:
+            found.append(token)
+    return found
+
+
+def clauses(doc: Any) -> Iterable[tuple[Any, Any | None]]:
+    """Each clause head of ``doc`` with its subject token (a conjoined verb shares its
+    head's subject: "I left Google and joined Meta"); ``None`` for the speaker left out
+    (:func:`_said_by_speaker`)."""
+    subject_of: dict[int, Any | None] = {}
+    for token in doc:
+        subjects = [c for c in token.children if c.dep_ in SUBJECTS]
+        if subjects:
+            subject_of[token.i] = subjects[0]
+    for token in doc:
+        if token.i in subject_of:
+            continue
+        if _said_by_speaker(token):
+            subject_of[token.i] = None
+        elif (lost := _lost_subject(token)) is not None:
+            subject_of[token.i] = lost
+    for token in doc:
+        if token.i in subject_of:
+            yield token, subject_of[token.i]
+        elif token.dep_ == "conj" and token.pos_ in ("VERB", "AUX"):
+            head = token.head
+            while head.i not in subject_of and head.dep_ == "conj" and head.head.i != head.i:
+                head = head.head
+            if head.i in subject_of:
+                yield token, subject_of[head.i]
+
+
+def _lost_subject(token: Any) -> Any | None:
+    """The subject the small parser hung elsewhere before a subjectless "is": the noun phrase
+    just before it, read as an object or a verb ("Farah told me their meeting tool is Jitsi.",
+    "the team lead is Kenji": "tool" the object of "told", "lead" a verb)."""
+    if token.lemma_ != "be" or token.i == 0 or token.dep_ not in ("ccomp", "conj"):
+        return None
+    before = token.doc[token.i - 1]
+    while before.dep_ in ("pobj", "prep") and before.head.i < before.i:
+        before = before.head  # "their database for the billing service is ..."
+    if before.pos_ in ("NOUN", "PROPN") and before.dep_ in ("dobj", "ccomp", "xcomp"):
+        return before
+    return None
+
+
+def _said_by_speaker(token: Any) -> bool:
+    """A sentence with no subject whose verb is in the past: the speaker left "I" out
+    ("Switched to a Pixel 8.", "Moved everything over to Bitwarden."). A bare verb is a
+    request ("Book my calls in the afternoon."), and says nothing of anyone."""
+    return (
+        token.dep_ == "ROOT"
+        and token.pos_ == "VERB"
+        and token.tag_ in ("VBD", "VBN")
+        and not any(c.dep_ in SUBJECTS or c.dep_ == "expl" for c in token.children)
+    )
+
+
+def is_question(sentence: Any) -> bool:
+    """Whether a parsed sentence asks (ends with "?")."""
+    words = [t for t in sentence if not t.is_space]
+    return bool(words) and words[-1].text.endswith("?")

@@ -1,0 +1,71 @@
+"""Who a statement is about: the people it names, and relatives as people of their own.
+
+Used by :mod:`cogmem.versions`: statements that name no person in common are never versions
+of one fact, whatever their clauses say ("Chen's phone number" / "Dana's phone number"), and
+"my sister" / "my brother" are two people however alike the sentences are.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .statements import PRONOUNS, Claim, Statement
+
+__all__ = [
+    "RELATIVES",
+    "is_pronoun",
+    "named_in",
+    "people_of",
+    "relatives_of",
+    "share_a_person",
+]
+
+
+def is_pronoun(claim: Claim) -> bool:
+    """Whether a claim's subject is a pronoun ("it", "she"): who or what is not known."""
+    return claim.subject in PRONOUNS
+
+
+def people_of(statement: Statement) -> set[str]:
+    """Who a statement is about or whose things it speaks of: its named subjects and owners."""
+    found: set[str] = set()
+    for claim in statement.claims:
+        if claim.person and not is_pronoun(claim):
+            found.add(claim.subject)
+        if claim.owner:
+            found.add(claim.owner.split()[0])
+    return found
+
+
+def named_in(statement: Statement) -> set[str]:
+    """:func:`people_of` that are the user or written with a capital ("Nadia", not "kid")."""
+    return {
+        p
+        for p in people_of(statement)
+        if p == "user" or re.search(rf"\b{re.escape(p[:1].upper() + p[1:])}", statement.text)
+    }
+
+
+#: Words for relatives: a closed class, each a person of its own.
+RELATIVES = frozenset(
+    {
+        "mother", "father", "mom", "mum", "dad", "parent", "sister", "brother", "sibling",
+        "son", "daughter", "child", "kid", "aunt", "uncle", "cousin", "niece", "nephew",
+        "grandmother", "grandfather", "grandma", "grandpa", "granny", "grandparent",
+        "grandson", "granddaughter", "grandchild", "wife", "husband", "spouse", "partner",
+        "boyfriend", "girlfriend", "fiance", "fiancee", "godmother", "godfather", "stepmother",
+        "stepfather", "stepson", "stepdaughter", "motherinlaw", "fatherinlaw", "sisterinlaw",
+        "brotherinlaw", "soninlaw", "daughterinlaw", "twin",
+    }
+)  # fmt: skip
+
+
+def relatives_of(claim: Claim) -> frozenset[str]:
+    """The relatives a claim's subject names ("user wife cousin" -> {"wife", "cousin"})."""
+    return frozenset(w for w in claim.subject.split() if w in RELATIVES)
+
+
+def share_a_person(a: set[str], b: set[str]) -> bool:
+    """Whether two sets of names share a person ("ana silva" and "ana" are one)."""
+    words_a = {w for name in a for w in name.split()}
+    return any(w in words_a for name in b for w in name.split())
