@@ -15,7 +15,8 @@
   (``CognitiveMemory(stages=cogmem.Stages(...))``).
 * :func:`summarizer_from` — any chat model or Runnable as cogmem's consolidation summarizer;
   :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
-  :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
+  :func:`dedup_judge_from` — one as write-time dedup's judge of restatements;
+  :func:`version_judge_from` — one as write-time dedup's judge of updates.
 
 Any LangChain ``Embeddings`` can be cogmem's embedder as it is:
 ``CognitiveMemory(embedder=OpenAIEmbeddings())``.
@@ -35,7 +36,7 @@ from cogmem.judges import parse_yes_no
 from cogmem.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .judges import conflict_detector_from, dedup_judge_from
+    from .judges import conflict_detector_from, dedup_judge_from, version_judge_from
     from .memory import CognitiveConversationMemory
     from .middleware import CognitiveMemoryMiddleware
     from .prompts import (
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
         DEFAULT_EXPAND_PROMPT,
         DEFAULT_HYDE_PROMPT,
         DEFAULT_SUMMARY_PROMPT,
+        DEFAULT_VERSION_PROMPT,
     )
     from .retriever import CognitiveMemoryRetriever, result_to_document
     from .stages import expander_from, hyde_from, reranker_from
@@ -63,6 +65,7 @@ __all__ = [
     "DEFAULT_EXPAND_PROMPT",
     "DEFAULT_HYDE_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
+    "DEFAULT_VERSION_PROMPT",
     "CognitiveConversationMemory",
     "CognitiveMemoryMiddleware",
     "CognitiveMemoryRetriever",
@@ -82,6 +85,7 @@ __all__ = [
     "reranker_from",
     "result_to_document",
     "summarizer_from",
+    "version_judge_from",
 ]
 
 # module -> (the distribution it imports, the names it exports)
@@ -108,11 +112,15 @@ _LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
             "DEFAULT_EXPAND_PROMPT",
             "DEFAULT_HYDE_PROMPT",
             "DEFAULT_SUMMARY_PROMPT",
+            "DEFAULT_VERSION_PROMPT",
         ),
     ),
     "summarizer": ("langchain-core", ("summarizer_from",)),
     "stages": ("langchain-core", ("expander_from", "hyde_from", "reranker_from")),
-    "judges": ("langchain-core", ("conflict_detector_from", "dedup_judge_from")),
+    "judges": (
+        "langchain-core",
+        ("conflict_detector_from", "dedup_judge_from", "version_judge_from"),
+    ),
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__, "langchain")

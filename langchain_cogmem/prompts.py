@@ -1,5 +1,5 @@
 """cogmem's default prompts as LangChain ``ChatPromptTemplate`` s, a system and a human
-message each, built from the core's texts: the conflict and dedup judges' (``{first}``,
+message each, built from the core's texts: the conflict, dedup and version judges' (``{first}``,
 ``{second}``), the summary's (``{memories}``, ``{count}``), query expansion's (``{query}``,
 ``{count}``) and HyDE's (``{query}``)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from langchain_core.prompts import ChatPromptTemplate
 
-from cogmem.judges import CONFLICT, RESTATEMENT
+from cogmem.judges import CONFLICT, RESTATEMENT, VERSION
 from cogmem.stage_models import EXPAND, HYDE
 from cogmem.summaries import HUMAN, SYSTEM
 
@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_EXPAND_PROMPT",
     "DEFAULT_HYDE_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
+    "DEFAULT_VERSION_PROMPT",
 ]
 
 
@@ -27,6 +28,7 @@ def chat_prompt(system: str, human: str) -> ChatPromptTemplate:
 
 DEFAULT_CONFLICT_PROMPT = chat_prompt(CONFLICT.system, CONFLICT.human)
 DEFAULT_DEDUP_PROMPT = chat_prompt(RESTATEMENT.system, RESTATEMENT.human)
+DEFAULT_VERSION_PROMPT = chat_prompt(VERSION.system, VERSION.human)
 DEFAULT_SUMMARY_PROMPT = chat_prompt(SYSTEM, HUMAN)
 DEFAULT_EXPAND_PROMPT = chat_prompt(EXPAND.system, EXPAND.human)
 DEFAULT_HYDE_PROMPT = chat_prompt(HYDE.system, HYDE.human)

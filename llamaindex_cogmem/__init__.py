@@ -19,7 +19,8 @@
   (``CognitiveMemory(stages=cogmem.Stages(...))``).
 * :func:`summarizer_from` — any LlamaIndex LLM as cogmem's consolidation summarizer;
   :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
-  :func:`dedup_judge_from` — one as write-time dedup's judge of restatements.
+  :func:`dedup_judge_from` — one as write-time dedup's judge of restatements;
+  :func:`version_judge_from` — one as write-time dedup's judge of updates.
 
 The adapters only convert types and call the public ``cogmem`` API; the scoring is the core's.
 Install with ``pip install '.[llamaindex]'`` in the checkout. Each adapter is imported on first
@@ -39,7 +40,7 @@ from .errors import NodeMetadataError, UnsupportedFilterError
 if TYPE_CHECKING:
     from .embedding import CogmemEmbedding, LlamaIndexEmbedder
     from .filters import to_cogmem_filters
-    from .judges import conflict_detector_from, dedup_judge_from
+    from .judges import conflict_detector_from, dedup_judge_from, version_judge_from
     from .memory_block import CognitiveMemoryBlock
     from .postprocessor import RetentionPostprocessor
     from .prompts import (
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         DEFAULT_EXPAND_PROMPT,
         DEFAULT_HYDE_PROMPT,
         DEFAULT_SUMMARY_PROMPT,
+        DEFAULT_VERSION_PROMPT,
     )
     from .retriever import (
         DEFAULT_LLM_METADATA_KEYS,
@@ -66,6 +68,7 @@ __all__ = [
     "DEFAULT_HYDE_PROMPT",
     "DEFAULT_LLM_METADATA_KEYS",
     "DEFAULT_SUMMARY_PROMPT",
+    "DEFAULT_VERSION_PROMPT",
     "CogmemEmbedding",
     "CognitiveMemoryBlock",
     "CognitiveMemoryRetriever",
@@ -86,6 +89,7 @@ __all__ = [
     "result_to_node",
     "summarizer_from",
     "to_cogmem_filters",
+    "version_judge_from",
 ]
 
 # module -> (the distribution it imports, the names it exports)
@@ -106,11 +110,12 @@ _LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
             "DEFAULT_EXPAND_PROMPT",
             "DEFAULT_HYDE_PROMPT",
             "DEFAULT_SUMMARY_PROMPT",
+            "DEFAULT_VERSION_PROMPT",
         ),
     ),
     "summarizer": (_CORE, ("summarizer_from",)),
     "stages": (_CORE, ("expander_from", "hyde_from", "reranker_from")),
-    "judges": (_CORE, ("conflict_detector_from", "dedup_judge_from")),
+    "judges": (_CORE, ("conflict_detector_from", "dedup_judge_from", "version_judge_from")),
     "filters": (_CORE, ("to_cogmem_filters",)),
     "tools": (_CORE, ("memory_tools",)),
 }

@@ -4,6 +4,9 @@
   ``memory.maintain(now, conflict_detector=...)``, which records the pairs it says yes to.
 * :func:`dedup_judge_from`: does a new write restate the stored memory nearest to it, where the
   words alone cannot tell? For ``CognitiveMemory(dedup_judge=...)``: yes merges the write.
+* :func:`version_judge_from`: does a new write update the fact a stored memory gives, where the
+  reading of the two is unsure? For ``CognitiveMemory(version_judge=...)``: yes links the
+  write as the newer version.
 
 The prompts, how a reply is read and what the judges raise are the core's
 (:mod:`cogmem.judges`); this module formats the prompt and calls the LLM with ``llm.predict``
@@ -24,7 +27,7 @@ from cogmem.errors import ConflictDetectorError, JudgeError
 from ._models import check_llm, model_name, prompt_template
 from .prompts import chat_prompt
 
-__all__ = ["conflict_detector_from", "dedup_judge_from"]
+__all__ = ["conflict_detector_from", "dedup_judge_from", "version_judge_from"]
 
 Prompt = str | BasePromptTemplate | None
 OnUnclear = Literal["raise", "no"]
@@ -58,6 +61,17 @@ def dedup_judge_from(
     new write).
     """
     return _judge_from(llm, prompt, core.RESTATEMENT, on_unclear, JudgeError)
+
+
+def version_judge_from(
+    llm: LLM, prompt: Prompt = None, *, on_unclear: OnUnclear = "raise"
+) -> Callable[[str, str], bool]:
+    """Write-time dedup's version judge ``(older_text, newer_text) -> bool`` asking
+    a LlamaIndex LLM, for ``CognitiveMemory(version_judge=...)``; as :func:`conflict_detector_from`,
+    with :data:`~.prompts.DEFAULT_VERSION_PROMPT` (``{first}``: the stored memory,
+    ``{second}``: the new write).
+    """
+    return _judge_from(llm, prompt, core.VERSION, on_unclear, JudgeError)
 
 
 def _judge_from(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.prompts import ChatPromptTemplate
 
-from cogmem.judges import CONFLICT, RESTATEMENT
+from cogmem.judges import CONFLICT, RESTATEMENT, VERSION
 from cogmem.stage_models import EXPAND, HYDE
 from cogmem.summaries import HUMAN, SYSTEM
 
@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_EXPAND_PROMPT",
     "DEFAULT_HYDE_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
+    "DEFAULT_VERSION_PROMPT",
 ]
 
 
@@ -32,6 +33,7 @@ def chat_prompt(system: str, user: str) -> ChatPromptTemplate:
 
 DEFAULT_CONFLICT_PROMPT = chat_prompt(CONFLICT.system, CONFLICT.human)
 DEFAULT_DEDUP_PROMPT = chat_prompt(RESTATEMENT.system, RESTATEMENT.human)
+DEFAULT_VERSION_PROMPT = chat_prompt(VERSION.system, VERSION.human)
 DEFAULT_SUMMARY_PROMPT = chat_prompt(SYSTEM, HUMAN)
 DEFAULT_EXPAND_PROMPT = chat_prompt(EXPAND.system, EXPAND.human)
 DEFAULT_HYDE_PROMPT = chat_prompt(HYDE.system, HYDE.human)

@@ -30,6 +30,7 @@ from langchain_cogmem import (
     dedup_judge_from,
     parse_yes_no,
     summarizer_from,
+    version_judge_from,
 )
 
 pytestmark = pytest.mark.filterwarnings(
@@ -316,6 +317,24 @@ def test_a_failing_dedup_judge_loses_no_write(caplog: pytest.LogCaptureFixture) 
         assert "dedup judge failed" in caplog.text
     with pytest.raises(InvalidInputError, match="dedup judge prompt"):
         dedup_judge_from(always("yes"), "Is {first} the same?")
+
+
+# ----------------------------------------------------------------------------- version judge
+@pytest.mark.parametrize(("answer", "action"), [("Yes", "new_version"), ("no.", "stored")])
+def test_a_chat_model_judges_a_change_the_reading_only_guesses(answer: str, action: str) -> None:
+    """ "moved on to Dune" names no slot: whether it changes Chen's book club pick is asked."""
+    model = always(answer)
+    judge = version_judge_from(model)
+    with CognitiveMemory(embedder=HashingEmbedder(), version_judge=judge) as mem:
+        old = mem.add("Chen's book club pick is Neuromancer.", memory_type="semantic", now=NOW)
+        later = NOW + timedelta(days=30)
+        outcome = mem.write("Chen said they moved on to Dune.", memory_type="semantic", now=later)
+        assert (outcome.action, outcome.existing_id) == (action, old if answer == "Yes" else None)
+        ((system, human),) = model.seen
+        assert "updates" in str(system.content) and "yes or no" in str(system.content)
+        assert str(human.content).index("Older: Chen's") < str(human.content).index("Newer:")
+    with pytest.raises(InvalidInputError, match="version judge prompt"):
+        version_judge_from(always("yes"), "Does {second} update it?")
 
 
 def test_corrections_through_every_langchain_adapter_are_kept() -> None:

@@ -33,6 +33,7 @@ from llamaindex_cogmem import (
     dedup_judge_from,
     parse_yes_no,
     summarizer_from,
+    version_judge_from,
 )
 from tests.llamaindex_fixtures import NOW
 
@@ -159,6 +160,27 @@ def test_a_failing_dedup_llm_loses_no_write() -> None:
         mem.add("Maria lives in Osaka.", memory_type="semantic", now=NOW)
         outcome = mem.write("Maria lived in Osaka.", now=NOW, memory_type="semantic")
         assert outcome.action == "stored" and len(mem) == 2
+
+
+# ------------------------------------------------------------------------------ version judge
+@pytest.mark.parametrize(("answer", "action"), [("Yes.", "new_version"), ("No", "stored")])
+def test_an_llm_judges_a_change_the_reading_only_guesses(answer: str, action: str) -> None:
+    llm = FixedLLM(reply=answer)
+    with CognitiveMemory(embedder=HashingEmbedder(), version_judge=version_judge_from(llm)) as mem:
+        old = mem.add("Chen's book club pick is Neuromancer.", memory_type="semantic", now=NOW)
+        later = NOW + timedelta(days=30)
+        outcome = mem.write("Chen said they moved on to Dune.", memory_type="semantic", now=later)
+        assert (outcome.action, outcome.existing_id) == (
+            action,
+            old if action != "stored" else None,
+        )
+        (asked,) = llm.prompts
+        assert asked.index("Neuromancer") < asked.index("Dune") and "update" in asked
+    failing = version_judge_from(FixedLLM(error="rate limited"))
+    with CognitiveMemory(embedder=HashingEmbedder(), version_judge=failing) as mem:
+        mem.add("Chen's book club pick is Neuromancer.", memory_type="semantic", now=NOW)
+        outcome = mem.write("Chen said they moved on to Dune.", memory_type="semantic", now=LATER)
+        assert outcome.action == "stored" and len(mem) == 2  # a failing model loses no write
 
 
 def test_a_flushed_correction_is_kept_by_the_memory_block() -> None:

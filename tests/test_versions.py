@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -15,11 +15,12 @@ from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.canonical import canonical_text, clock_times, unshouted, us_spelling
 from cogmem.errors import InvalidTypeError, ModelNotFoundError
 from cogmem.intake import writable
+from cogmem.judges import judged
 from cogmem.parser import MODEL_FILES, _check, _model_dir
 from cogmem.records import SUMMARY_KEY, MemoryRecord
 from cogmem.statements import StatementReader, marks_change, marks_revision, speaker_lines
 from cogmem.testing import HashingEmbedder
-from cogmem.versions import Phrases, Versions, relate
+from cogmem.versions import Phrases, Relation, Versions, relate
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -550,3 +551,70 @@ def test_a_forked_process_reads_with_a_thread_of_its_own() -> None:
         child.join()
         pytest.fail("the forked child's write never finished")
     assert child.exitcode == 0 and queue.get(timeout=5) == "semantic"
+
+
+# ----------------------------------------------------------------------- the version judge
+def test_the_version_judge_is_asked_only_where_the_reading_is_unsure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A guessed update or an unknown pair close enough is asked; a yes is a sure update, a
+    no leaves a guess to the words; sure readings are never asked; a failing judge is a no."""
+    readings = {
+        "guess": Relation("update", ("said to change it",)),
+        "sure": Relation("update", ("a -> b",), sure=True),
+        "unknown": Relation("unknown"),
+        "different": Relation("different"),
+    }
+    asked: list[tuple[str, str]] = []
+
+    def reading(older: str, newer: str, cosine: float) -> Relation:
+        return readings[older]
+
+    def says(answer: bool) -> Callable[[str, str], bool]:
+        def judge(older: str, newer: str) -> bool:
+            asked.append((older, newer))
+            return answer
+
+        return judge
+
+    yes, no = judged(reading, says(True), 0.7), judged(reading, says(False), 0.7)
+    assert yes("guess", "x", 0.2) == Relation("update", ("said to change it",), sure=True)
+    assert no("guess", "x", 0.2) == Relation("unknown")
+    assert yes("unknown", "x", 0.8).sure and no("unknown", "x", 0.8) == Relation("unknown")
+    assert yes("unknown", "x", 0.5) == Relation("unknown")  # below the gate: not asked
+    assert yes("sure", "x", 0.9) == readings["sure"] and yes("different", "x", 0.9).kind == (
+        "different"
+    )
+    assert asked == [("guess", "x"), ("guess", "x"), ("unknown", "x"), ("unknown", "x")]
+
+    def broken(older: str, newer: str) -> bool:
+        raise TimeoutError("model offline")
+
+    with caplog.at_level("WARNING", logger="cogmem"):
+        assert judged(reading, broken, 0.7)("guess", "x", 0.2) == Relation("unknown")
+    assert "version judge failed" in caplog.text
+
+
+@pytest.mark.parametrize(("answer", "action"), [(True, "new_version"), (False, "stored")])
+def test_a_version_judge_links_a_change_the_reading_only_guesses(answer: bool, action: str) -> None:
+    """ "Chen said they moved on to Dune." may change Chen's book club pick (a name for a
+    name): a guess, never linked by the reading alone; the judge's yes links it."""
+    asked: list[tuple[str, str]] = []
+
+    def judge(older: str, newer: str) -> bool:
+        asked.append((older, newer))
+        return answer
+
+    with CognitiveMemory(embedder=HashingEmbedder(), version_judge=judge) as memory:
+        old = memory.add(
+            "Chen's book club pick is Neuromancer.", memory_type="semantic", now=_at(30)
+        )
+        outcome = memory.write("Chen said they moved on to Dune.", memory_type="semantic", now=NOW)
+        assert (outcome.action, outcome.existing_id) == (action, old if answer else None)
+        assert asked == [
+            ("Chen's book club pick is Neuromancer.", "Chen said they moved on to Dune.")
+        ]
+        sure = memory.write("Chen's book club pick is Circe.", memory_type="semantic", now=NOW)
+        assert sure.action == "new_version" and len(asked) == 1  # a sure update: not asked
+    with pytest.raises(InvalidTypeError, match="version_judge"):
+        CognitiveMemory(embedder=HashingEmbedder(), version_judge="yes")  # type: ignore[arg-type]

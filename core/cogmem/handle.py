@@ -52,6 +52,7 @@ class MemoryHandle:
         config: CognitiveMemoryConfig | None = None,
         index_dir: str | Path | None = None,
         dedup_judge: Judge | None = None,
+        version_judge: Judge | None = None,
         read_only: bool = False,
         stages: Stages | None = None,
     ) -> None:
@@ -64,8 +65,10 @@ class MemoryHandle:
                 f"config must be a CognitiveMemoryConfig, got {type(config).__name__}"
             )
         check_callable(dedup_judge, "dedup_judge", "(str, str) -> bool")
+        check_callable(version_judge, "version_judge", "(str, str) -> bool")
         self.config = config or CognitiveMemoryConfig()
         self.dedup_judge = dedup_judge
+        self.version_judge = version_judge
         if stages is not None and not isinstance(stages, Stages):
             raise InvalidTypeError(f"stages must be a cogmem.Stages, got {type(stages).__name__}")
         self.stages = stages if stages is not None else Stages()

@@ -36,9 +36,10 @@ from .checks import (
 )
 from .clients import DEFAULT_NAMESPACE
 from .config import CognitiveMemoryConfig
-from .dedup import Judge, Neighbour, decide
+from .dedup import Judge, Neighbour, Relate, decide
 from .embedding import Embedder, embed_texts
 from .errors import DuplicateIdError, EmbedderError, InvalidInputError, InvalidTypeError
+from .judges import judged
 from .lexical import Tokenizer
 from .namespace import Namespace
 from .neighbours import earlier_neighbours, stored_neighbours
@@ -451,6 +452,8 @@ def plan_writes(
     tokenizer: Tokenizer,
     judge: Judge | None = None,
     versions: Versions | None = None,
+    *,
+    version_judge: Judge | None = None,
 ) -> WritePlan:
     """Write-time dedup (:func:`cogmem.dedup.decide`) over one call, deciding only.
 
@@ -465,6 +468,8 @@ def plan_writes(
         judge: Asked about pairs the words alone cannot settle.
         versions: What two statements are about (:mod:`cogmem.versions`); ``None``: words
             only.
+        version_judge: Asked whether a write updates a stored memory where the reading of
+            the two is unsure (:func:`cogmem.judges.judged`).
     """
     outcomes = [WriteOutcome(r.id, "stored") for r in records]
     records = list(records)
@@ -486,7 +491,9 @@ def plan_writes(
             views[record.namespace] = _CallView(found.records if found is not None else None)
         views[record.namespace].put(record, stored=False)
     row_of = {r.id: i for i, r in enumerate(records)}
-    relate = versions.relate if versions is not None else None
+    relate: Relate | None = versions.relate if versions is not None else None
+    if relate is not None and version_judge is not None:
+        relate = judged(relate, version_judge, config.dedup_candidate_similarity)
     if versions is not None:  # every text the call compares, parsed in one batch
         texts = [records[i].text for i in rows]
         for i in rows:

@@ -1,14 +1,17 @@
 """Asking a language model a yes/no question about two memories: the framework-free part.
 
-cogmem asks two such questions, each through a plain callable ``(first, second) -> bool``:
+cogmem asks three such questions, each through a plain callable ``(first, second) -> bool``:
 
 * **conflict detection** (:meth:`cogmem.CognitiveMemory.maintain`): do two close memories
   contradict each other?
 * **the dedup judge** (``CognitiveMemory(dedup_judge=...)``): does a new write say the same as
   the stored memory it is nearest to, where the words alone cannot tell (:mod:`cogmem.dedup`)?
+* **the version judge** (``CognitiveMemory(version_judge=...)``): does a new write update the
+  fact a stored memory gives, where the reading of the two is unsure (:func:`judged`)?
 
 Each adapter builds these callables from its framework's model
-(``langchain_cogmem.conflict_detector_from`` / ``dedup_judge_from``, and ``llamaindex_cogmem``'s);
+(``langchain_cogmem.conflict_detector_from`` / ``dedup_judge_from`` / ``version_judge_from``,
+and ``llamaindex_cogmem``'s);
 the instructions sent, the way a reply is read and what an unreadable reply means live here,
 once: :func:`yes_no_judge` wraps the adapter's ``ask(first, second) -> reply text`` call.
 
@@ -34,18 +37,24 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .checks import check_text
 from .errors import InvalidInputError, JudgeError
+from .versions import Relation
+
+if TYPE_CHECKING:
+    from .dedup import Relate
 
 __all__ = [
     "CONFLICT",
     "RESTATEMENT",
     "VARIABLES",
+    "VERSION",
     "Question",
     "check_on_unclear",
     "check_variables",
+    "judged",
     "parse_yes_no",
     "yes_no_judge",
 ]
@@ -109,6 +118,24 @@ RESTATEMENT = Question(
     arguments=("stored_text", "new_text"),
 )
 """Does a new write restate the stored memory? (``CognitiveMemory(dedup_judge=...)``)"""
+
+VERSION = Question(
+    role="version judge",
+    system=(
+        "You keep an agent's long-term memory current. A newer statement updates an older one "
+        "when it gives another value for the same fact about the same person or thing: the "
+        "same attribute (where someone lives, a phone number, a date, a preference, a job) "
+        "now said to be otherwise, or no longer so. It does not when it is about another "
+        "person or thing, or another attribute of them, or adds a separate fact, or says the "
+        "same again. Answer with one word: yes or no."
+    ),
+    human=(
+        "Older: {first}\nNewer: {second}\n"
+        "Does the newer statement update the fact that the older one gives?"
+    ),
+    arguments=("older_text", "newer_text"),
+)
+"""Does a new write update a stored memory? (``CognitiveMemory(version_judge=...)``)"""
 
 _ANSWERS = {"yes": True, "true": True, "no": False, "false": False}
 _THINKING = re.compile(r"^\s*<think>.*?</think>", re.IGNORECASE | re.DOTALL)
@@ -235,3 +262,36 @@ def yes_no_judge(
 def _shorten(answer: str, limit: int = 200) -> str:
     answer = answer.strip()
     return answer if len(answer) <= limit else answer[: limit - 1] + "…"
+
+
+def judged(relate: Relate, judge: Callable[[str, str], bool], gate: float) -> Relate:
+    """``relate`` with a version judge asked about the pairs its reading is unsure of.
+
+    Asked: a *guessed* update (the reading inferred it from a word that marks a change and the
+    kind of the new value, :attr:`~cogmem.versions.Relation.sure` false), and an *unknown*
+    pair at cosine ≥ ``gate``. A yes makes the pair a sure update (linked at write time as a
+    newer version); a no leaves a guess to the words (``unknown``) and an unknown pair as it
+    was; a judge that raises counts as a no (logged). Sure readings, restatements and pairs
+    read as different are never asked.
+
+    Args:
+        relate: ``(older text, newer text, cosine) -> Relation``, the reading.
+        judge: ``(older_text, newer_text) -> bool``: does the newer update the older?
+        gate: The cosine at or above which an unknown pair is asked.
+    """
+
+    def ask(older: str, newer: str, cosine: float) -> Relation:
+        relation = relate(older, newer, cosine)
+        guess = relation.kind == "update" and not relation.sure
+        if not guess and not (relation.kind == "unknown" and cosine >= gate):
+            return relation
+        try:
+            yes = bool(judge(older, newer))
+        except Exception as exc:  # a failing judge must not fail the write
+            log.warning("version judge failed on %r vs %r (read as unsure): %s", older, newer, exc)
+            yes = False
+        if yes:
+            return Relation("update", relation.changes or ("judged an update",), sure=True)
+        return Relation("unknown") if guess else relation
+
+    return ask

@@ -165,11 +165,12 @@ class Namespaces:
         what: str,
         judge: Judge | None = None,
         versions: Versions | None = None,
+        version_judge: Judge | None = None,
     ) -> list[WriteOutcome]:
         """One call's writes, all or none: widths checked, caller-chosen ids (``chosen``)
-        refused if taken, write-time dedup planned (:func:`cogmem.intake.plan_writes`; ids not
-        in ``chosen`` only), then the new memories stored and the stored ones the plan changed
-        written back. ``what`` names the vectors in a width error.
+        refused if taken, write-time dedup planned (:func:`cogmem.intake.plan_writes`, with
+        its judges; ids not in ``chosen`` only), then the new memories stored and the stored
+        ones the plan changed written back. ``what`` names the vectors in a width error.
 
         Returns:
             Each record's outcome, in order.
@@ -178,7 +179,15 @@ class Namespaces:
         self.refuse_taken(records, chosen)  # before anything is written
         ctx = self.context
         plan = plan_writes(
-            records, vectors, chosen, self.get, ctx.config, ctx.tokenizer, judge, versions
+            records,
+            vectors,
+            chosen,
+            self.get,
+            ctx.config,
+            ctx.tokenizer,
+            judge,
+            versions,
+            version_judge=version_judge,
         )
         fresh = [plan.records[i] for i in plan.new]
         self.store_new(fresh, vectors[plan.new])
