@@ -12,12 +12,20 @@ from typing import Any
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
-from cogmem.canonical import canonical_text, clock_times, unshouted, us_spelling
+from cogmem.canonical import (
+    apostrophised,
+    canonical_text,
+    clock_times,
+    spelled_is,
+    unshouted,
+    us_spelling,
+)
 from cogmem.errors import InvalidTypeError, ModelNotFoundError
 from cogmem.intake import writable
 from cogmem.judges import judged
 from cogmem.parser import MODEL_FILES, _check, _model_dir
 from cogmem.records import SUMMARY_KEY, MemoryRecord
+from cogmem.shortforms import only_abbreviated
 from cogmem.statements import StatementReader, marks_change, marks_revision, speaker_lines
 from cogmem.testing import HashingEmbedder
 from cogmem.versions import Phrases, Relation, Versions, relate
@@ -199,6 +207,8 @@ def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) 
         ("I eat meat.", "I no longer eat meat."),
         ("My dentist appointment is on the 14th.", "The dentist appointment is on the 16th."),
         ("I run 5 km a day.", "Upped it to 8 km a day."),
+        ("What I drive is a Subaru.", "I drive a Honda now."),
+        ("I grew up in New York City.", "I grew up in LA."),
     ],
 )
 def test_updates(reader: StatementReader, old: str, new: str) -> None:
@@ -254,10 +264,46 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         ("Our lawyer is Ms. Grant.", "Our attorney is Ms. Grant."),
         ("Ravi works at Deloitte.", "RAVI WORKS AT DELOITTE"),
         ("I don't like cilantro.", "Again: I don't like cilantro."),
+        # abbreviations: initialisms and shortened words
+        ("I grew up in New York City.", "I grew up in NYC."),
+        ("My brother works at the Department of Motor Vehicles.", "My brother works at the DMV."),
+        (
+            "I have an appointment with Doctor Patel on Monday.",
+            "I have an appt with Dr. Patel on Mon.",
+        ),
+        ("Leila works for the United Nations.", "Leila works for the UN."),
+        # contractions the small parser misreads, or chat writes without an apostrophe
+        ("Tamsin is the head of marketing.", "Tamsin's the head of marketing."),
+        ("I'm on the 8:10 train every day.", "im on the 8:10 train every day"),
+        # clefts put the thing first
+        ("I keep the bikes in the garage.", "In the garage is where I keep the bikes."),
+        ("I can't eat peanuts.", "Peanuts are something I can't eat."),
+        ("My godmother lives in Lyon.", "Lyon is where my godmother lives."),
+        ("I drive a Subaru.", "What I drive is a Subaru."),
     ],
 )
 def test_restatements(reader: StatementReader, old: str, new: str) -> None:
     assert kind(reader, old, new) == "same"
+
+
+def test_abbreviations_are_matched_only_where_they_fit() -> None:
+    words = str.split
+    assert only_abbreviated(words("i live on maple st."), words("i live on maple street"))
+    assert only_abbreviated(words("i be a rn"), words("i be a registered nurse"))
+    assert not only_abbreviated(words("my niece be ann"), words("my niece be anna"))  # a name
+    assert not only_abbreviated(words("i work at ibm"), words("i work at intel"))
+    assert not only_abbreviated(words("room 5"), words("room 6"))  # digits never abbreviate
+    assert not only_abbreviated(words("i be a rn"), words("i be a rn"))  # no difference at all
+    # more words of an initial than the letters need: which ones is not clear
+    assert not only_abbreviated(words("ny"), words("new york newark"))
+
+
+def test_contractions_are_spelled_before_parsing() -> None:
+    assert spelled_is("the deadline's Oct 1, Ana's been told") == (
+        "the deadline is Oct 1, Ana has been told"
+    )
+    assert spelled_is("Maria's mother, Sam's 3 kids") == "Maria's mother, Sam's 3 kids"
+    assert apostrophised("im sure ill be fine, dont worry") == "I'm sure ill be fine, don't worry"
 
 
 def test_a_changed_name_is_never_the_same(reader: StatementReader) -> None:

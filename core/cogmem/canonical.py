@@ -148,9 +148,9 @@ def unshouted(text: str) -> str:
 
 
 def canonical_text(text: str) -> str:
-    """``text`` with number words as digits, clock times as ``HH:MM`` and hyphenated words
-    glued into one ("motherinlaw"; spelling is canonicalised word by word after parsing,
-    by :func:`us_spelling`).
+    """``text`` with contractions spelled as contractions ("im", "'s" for "is"), number words
+    as digits, clock times as ``HH:MM`` and hyphenated words glued into one ("motherinlaw";
+    spelling is canonicalised word by word after parsing, by :func:`us_spelling`).
 
     >>> canonical_text("We have two kids; dinner is at seven in the evening.")
     'We have 2 kids; dinner is at 19:00.'
@@ -164,4 +164,55 @@ def canonical_text(text: str) -> str:
         digits = text
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
-    return _GLUED.sub("", calendar_dates(clock_times(digits)))
+    return _GLUED.sub("", calendar_dates(clock_times(spelled_is(apostrophised(digits)))))
+
+
+# Contractions chat writes without the apostrophe, where no English word is spelled so ("ill",
+# "well", "were", "its", "wont" are words, and stay as they are).
+_BARE_CONTRACTIONS = {
+    f"{stem}{tail}": f"{stem}'{tail}"
+    for stem, tail in (
+        ("i", "m"), ("i", "ve"), ("you", "re"), ("you", "ve"), ("they", "re"), ("they", "ve"),
+        ("we", "ve"), ("she", "s"), ("that", "s"), ("what", "s"), ("there", "s"),
+        ("don", "t"), ("doesn", "t"), ("didn", "t"), ("isn", "t"), ("aren", "t"),
+        ("wasn", "t"), ("weren", "t"), ("can", "t"), ("couldn", "t"), ("wouldn", "t"),
+        ("shouldn", "t"), ("haven", "t"), ("hasn", "t"), ("hadn", "t"),
+    )
+}  # fmt: skip
+_BARE = re.compile(r"\b(" + "|".join(sorted(_BARE_CONTRACTIONS)) + r")\b", re.IGNORECASE)
+
+
+def apostrophised(text: str) -> str:
+    """Contractions written without their apostrophe given it back ("im" -> "I'm", "dont" ->
+    "don't"): the parser reads "im" as a word of its own.
+
+    >>> apostrophised("im on the 8:10 train, dont wait")
+    "I'm on the 8:10 train, don't wait"
+    """
+
+    def put(match: re.Match[str]) -> str:
+        word = _BARE_CONTRACTIONS[match[1].lower()]
+        return "I" + word[1:] if word.startswith("i'") else word
+
+    return _BARE.sub(put, text)
+
+
+# "'s" before a word that can only start a complement: "is" (or "has" before "been"/"got").
+_IS = re.compile(
+    r"\b([A-Za-z]+)['\u2019]s\s+(?=(?:the|a|an|my|your|his|her|our|their|this|that|not|no|"
+    r"now|still|also|actually|always|never|just|really|currently|definitely|going|getting|"
+    r"in|at|on|from|with|due|jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|"
+    r"july|aug|august|sep|sept|september|oct|october|nov|november|dec|december)\b)",
+    re.IGNORECASE,
+)
+_HAS = re.compile(r"\b([A-Za-z]+)['\u2019]s\s+(?=(?:been|got)\b)", re.IGNORECASE)
+
+
+def spelled_is(text: str) -> str:
+    """ "'s" that can only be "is" or "has", written out: the small parser reads most such
+    "'s" after a name or noun as a possessive ("Tamsin's the head of marketing").
+
+    >>> spelled_is("Tamsin's the head of marketing; the deadline's Oct 1; Ana's been told.")
+    'Tamsin is the head of marketing; the deadline is Oct 1; Ana has been told.'
+    """
+    return _IS.sub(r"\1 is ", _HAS.sub(r"\1 has ", text))

@@ -7,7 +7,9 @@ clause and its subject without knowing how they were found:
 * a sentence with no subject and a past-tense verb is the speaker's ("Switched to a Pixel 8.");
 * a subjectless "is" takes the noun phrase just before it ("Farah told me their meeting tool
   is Jitsi.", "the team lead is Kenji");
-* a possessive hung on the wrong word still owns the phrase ("Farah's team lead").
+* a possessive hung on the wrong word still owns the phrase ("Farah's team lead");
+* a cleft says its clause of the thing it puts first ("Lyon is where my godmother lives.",
+  "Peanuts are something I can't eat.", "What I drive is a Subaru.": :func:`clefts`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "SUBJECTS",
     "VERSION_WORDS",
     "clauses",
+    "clefts",
     "is_question",
     "phrase",
     "subject_phrase",
@@ -169,3 +172,51 @@ def is_question(sentence: Any) -> bool:
     """Whether a parsed sentence asks (ends with "?")."""
     words = [t for t in sentence if not t.is_space]
     return bool(words) and words[-1].text.endswith("?")
+
+
+# Words that ask which ("where I keep the bikes") or nouns that only stand for the thing a
+# cleft puts first ("something I can't eat", "the place where I grew up").
+_WH = frozenset({"where", "when", "what", "who", "whom", "why", "how", "which"})
+_LIGHT = frozenset({"something", "thing", "one", "place", "day", "time", "person", "stuff"})
+
+
+def clefts(doc: Any) -> tuple[dict[int, list[Any]], set[int]]:
+    """The clefts of a parsed line: for each clause a cleft puts a thing before, that thing's
+    tokens; and the copulas that only make the cleft (they claim nothing themselves).
+
+    "In the garage is where I keep the bikes." says "I keep the bikes in the garage": the
+    copula's other words (its subject, a phrase, its complement) belong to the clause
+    introduced by a wh-word ("where", "what", "when") or hung on a light noun ("something I
+    can't eat", "the thing I love most"); the wh-word and the light noun are left out.
+    """
+    inner: dict[int, list[Any]] = {}
+    copulas: set[int] = set()
+    for copula in doc:
+        if copula.lemma_ != "be":
+            continue
+        clause = next((c for c in copula.children if _wh_clause(c)), None)
+        light = next((c for c in copula.children if c.dep_ == "attr" and c.lower_ in _LIGHT), None)
+        if clause is None and light is not None:
+            clause = next((c for c in light.children if c.dep_ == "relcl"), None)
+        if clause is None:
+            continue
+        held = {t.i for t in clause.subtree} | {copula.i}
+        if light is not None:
+            held.add(light.i)
+        focus = [
+            t
+            for t in copula.subtree
+            if t.i not in held and not t.is_punct and t.dep_ != "det" and t.lower_ not in _WH
+        ]
+        if focus:
+            inner[clause.i] = focus
+            copulas.add(copula.i)
+    return inner, copulas
+
+
+def _wh_clause(token: Any) -> bool:
+    """A clause below a copula that a wh-word introduces ("where I keep the bikes", "what I
+    drive")."""
+    if token.dep_ not in ("advcl", "ccomp", "csubj") or token.pos_ not in ("VERB", "AUX"):
+        return False
+    return any(c.lower_ in _WH and c.i < token.i for c in token.children)

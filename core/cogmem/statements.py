@@ -39,6 +39,7 @@ from .clauses import (
     SUBJECTS,
     VERSION_WORDS,
     clauses,
+    clefts,
     is_question,
     phrase,
     subject_phrase,
@@ -306,8 +307,9 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         if verb.lemma_.lower() in _LEAD_INS and subject is not None:
             reporters[verb.i] = subject
     heads = {verb.i for verb, _ in found}
+    focus, copulas = clefts(doc)
     for verb, subject in found:
-        if verb.i in asked:  # a question claims nothing
+        if verb.i in asked or verb.i in copulas:  # a question claims nothing; nor a cleft's "is"
             continue
         predicate = _predicate(verb)
         said = subject.lower_ if subject is not None else "i"
@@ -338,8 +340,13 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         ]
         if not tokens and predicate in BARE_CHANGES:
             tokens = _after(verb, heads)
-        words = [word(t) for t in tokens]
         complement, kind = _complement(verb)
+        if verb.i in focus:  # "Lyon is where my godmother lives": lives in Lyon
+            tokens = [t for t in tokens if t.lower_ != "what"] + focus[verb.i]
+            if complement == "what":  # "What I drive is a Subaru": drives a Subaru
+                complement = " ".join(word(t) for t in focus[verb.i])
+                kind = _kind(focus[verb.i])
+        words = [word(t) for t in tokens]
         claim = Claim(
             subject=who,
             predicate=predicate,

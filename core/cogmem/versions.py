@@ -12,7 +12,8 @@ same subject and attribute, with a different value::
 :func:`relate` compares the claims (:mod:`cogmem.statements`) of an older and a newer text:
 
 * **same** — the same claims (subject, predicate, value, negation), whatever the wording:
-  word order, tense and aspect, contractions, number words, clock times, UK/US spelling.
+  word order, tense and aspect, contractions, number words, clock times, UK/US spelling; or
+  the same words but for abbreviations ("NYC" / "New York City", :mod:`cogmem.shortforms`).
 * **update** — a claim of the newer text gives a slot of the older one another value. One slot:
   the same subject, and
 
@@ -56,6 +57,7 @@ import Stemmer
 
 from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .records import MemoryRecord
+from .shortforms import only_abbreviated
 from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReader
 
 __all__ = [
@@ -326,6 +328,8 @@ def relate(
     theirs, ours = named_in(old), named_in(new)
     if theirs and ours and not share_a_person(theirs, ours):
         return Relation("different")  # other people: whatever the clauses say, not one fact
+    if only_abbreviated(old.words, new.words):  # "New York City" / "NYC", "appointment" / "appt"
+        return Relation("same", lasting=readable and all(c.state for c in old.claims))
     changes: list[str] = []
     guesses: list[str] = []
     agreed_old: set[int] = set()

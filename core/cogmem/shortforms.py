@@ -1,0 +1,91 @@
+"""Two wordings that differ only by abbreviations: "I grew up in NYC." / "... New York City.".
+
+A pair of texts is compared by the words each has that the other has not (canonical words,
+:attr:`cogmem.statements.Statement.words`, less function words). The difference is only
+abbreviations when every word of the shorter side abbreviates words of the other, and every
+word of the other side is so abbreviated:
+
+* an **initialism** of two or more words, their initials in any order ("nyc" / new york city,
+  "dmv" / department of motor vehicles, "rn" / registered nurse);
+* a **shortening** of one word: the same first letter, its letters in order within the word,
+  which is at least twice as long ("st" / street, "appt" / appointment, "mon" / monday; not
+  "ann" / anna, a name spelled another way).
+
+Both are the matching rule of Schwartz & Hearst (2003) for an abbreviation and its long form,
+taken across two texts rather than within one (the libraries that implement it look for "long
+form (SF)" in one text). An abbreviation of two to five letters is read; digits never are.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+__all__ = ["only_abbreviated"]
+
+# Words an initialism skips ("Department of Motor Vehicles") and articles that follow the
+# form ("a Master ..." / "an MBA").
+_SKIPPED = frozenset({"a", "an", "the", "of", "and", "for", "in", "on", "at", "to", "&"})
+_SHORTEST, _LONGEST = 2, 5
+
+
+def only_abbreviated(first: Iterable[str], second: Iterable[str]) -> bool:
+    """Whether two texts' words differ, and only by abbreviations (see the module docstring).
+
+    Args:
+        first: The canonical words of one text.
+        second: The canonical words of the other.
+    """
+    a, b = _letters(first), _letters(second)
+    only_a, only_b = a - b, b - a
+    if not only_a or not only_b:
+        return False
+    return _explains(only_a, only_b) or _explains(only_b, only_a)
+
+
+def _letters(words: Iterable[str]) -> set[str]:
+    """The words as letters and digits only, function words left out."""
+    out = {"".join(ch for ch in w.lower() if ch.isalnum()) for w in words}
+    return {w for w in out if w and w not in _SKIPPED}
+
+
+def _explains(short: set[str], long: set[str]) -> bool:
+    """Whether each word of ``short`` abbreviates words of ``long``, using each of them once
+    and all of them."""
+    left = set(long)
+    for form in sorted(short, key=len, reverse=True):
+        if not (form.isalpha() and _SHORTEST <= len(form) <= _LONGEST):
+            return False
+        words = _initials_of(form, left) or _shortened(form, left)
+        if not words:
+            return False
+        left -= words
+    return not left
+
+
+def _shortened(form: str, words: set[str]) -> set[str]:
+    """The one word of ``words`` that ``form`` shortens (empty: none, or more than one)."""
+    found = {w for w in words if _shortens(form, w)}
+    return found if len(found) == 1 else set()
+
+
+def _shortens(form: str, word: str) -> bool:
+    """ "appt" / "appointment": the same first letter, the letters in order, the word at
+    least twice as long."""
+    if form[0] != word[0] or len(word) < 2 * len(form) or not word.isalpha():
+        return False
+    rest = iter(word[1:])
+    return all(ch in rest for ch in form[1:])
+
+
+def _initials_of(form: str, words: set[str]) -> set[str]:
+    """Two or more of ``words`` whose initials are the letters of ``form`` ("nyc": new, york,
+    city); empty when there are none, or more candidates than letters."""
+    by_initial: dict[str, list[str]] = {}
+    for word in sorted(words):
+        if word.isalpha():
+            by_initial.setdefault(word[0], []).append(word)
+    needed = Counter(form)
+    if any(len(by_initial.get(ch, ())) != n for ch, n in needed.items()):
+        return set()  # too few, or more than it has letters for: which words is not clear
+    return {w for ch in needed for w in by_initial[ch]}
