@@ -60,6 +60,13 @@ QUALITY: dict[str, list[str]] = {
         "--fillers",
         "benchmarks/data/versions/heldout_fillers.jsonl",
     ],
+    "versions_heldout2": [
+        "benchmarks/versions.py",
+        "--set",
+        "benchmarks/data/versions/heldout2.jsonl",
+        "--fillers",
+        "benchmarks/data/versions/heldout2_fillers.jsonl",
+    ],
     "write_speed": ["benchmarks/write_speed.py"],
     "decay_variants": ["benchmarks/decay_variants.py"],
     "lift_variants": ["benchmarks/lift_variants.py"],

@@ -11,6 +11,7 @@ __all__ = ["versions_section", "versions_targets"]
 Table = Callable[[Sequence[str], Iterable[Sequence[Any]]], list[str]]
 _METRICS = ("current_first", "kept", "merged", "linked", "own_first")
 _PATHS = ("semantic", "default", "episodic-default", "middleware")
+_SETS = ("versions", "versions_heldout", "versions_heldout2")
 
 
 def _share(result: dict[str, Any], metric: str) -> Any:
@@ -21,7 +22,7 @@ def _share(result: dict[str, Any], metric: str) -> Any:
 def versions_targets(data: Any) -> list[tuple[str, str, str, Any]]:
     """Rows of the targets table: one per set and write path."""
     rows = []
-    for name in ("versions", "versions_heldout"):
+    for name in _SETS:
         if not (d := data.get(name)):
             continue
         for path, result in d["paths"].items():
@@ -61,7 +62,7 @@ def versions_targets(data: Any) -> list[tuple[str, str, str, Any]]:
 def versions_section(data: Any, table: Table) -> list[str]:
     """The section: every share by write path, and by style for the dev set."""
     lines: list[str] = []
-    sets = [data[n] for n in ("versions", "versions_heldout") if data.get(n)]
+    sets = [data[n] for n in _SETS if data.get(n)]
     if not sets:
         return lines
     lines += [
@@ -80,9 +81,9 @@ def versions_section(data: Any, table: Table) -> list[str]:
         "turn of a `create_agent` agent with `CognitiveMemoryMiddleware`, defaults; what it "
         "puts in the system message is scored; it stores every exchange as itself, so nothing "
         "merges). The dev set (`benchmarks/data/versions/dev.jsonl`, 373 cases) and the "
-        "held-out set (`heldout.jsonl`, 244 cases) were written by two separate writers who "
-        "saw neither the mechanism nor each other's cases; the held-out set was never looked "
-        "at case by case.",
+        "held-out sets (`heldout.jsonl`, 244 cases; `heldout2.jsonl`, 259 cases, written "
+        "later) were written by three separate writers who saw neither the mechanism nor "
+        "each other's cases; the held-out sets were never looked at case by case.",
         "",
     ]
     for d in sets:

@@ -209,6 +209,17 @@ def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) 
         ("I run 5 km a day.", "Upped it to 8 km a day."),
         ("What I drive is a Subaru.", "I drive a Honda now."),
         ("I grew up in New York City.", "I grew up in LA."),
+        # a name spelled anew, and said to be
+        ("My son's teacher is Mr. Thomson.", "My son's teacher spells it Thompson, with a p."),
+        ("Catherine is my new colleague.", "Katharine, with a K."),
+        # bookings: "is booked for" says when; "rebooked ... for", "had to move ... to" change it
+        ("The car's MOT is booked for 2 June.", "Rebooked the MOT for 9 June."),
+        (
+            "Our anniversary dinner is booked for the 22nd.",
+            "Had to move the anniversary dinner reservation to the 23rd.",
+        ),
+        # labels of several words, and a lowercase chat noun the parser tags as a name
+        ("my gym locker combo is 212", "ugh typo, locker combo is 221 not 212"),
     ],
 )
 def test_updates(reader: StatementReader, old: str, new: str) -> None:
@@ -240,6 +251,8 @@ def test_updates(reader: StatementReader, old: str, new: str) -> None:
         # a bare change to a value of another kind changes another attribute
         ("Update: Chen changed their phone number to 555-0110.", "Chen switched; now Around."),
         ("Chen switched; now 9:30.", "Chen switched; now Around."),
+        ("My colleague Maria lives in Rome.", "My colleague Mario lives in Rome."),  # no "spelled"
+        ("I'm in Paris.", "I'm Maria."),
         ("Chen's book club pick is Neuromancer.", "Farah told me their book club pick is Dune."),
     ],
 )
@@ -304,6 +317,15 @@ def test_contractions_are_spelled_before_parsing() -> None:
     )
     assert spelled_is("Maria's mother, Sam's 3 kids") == "Maria's mother, Sam's 3 kids"
     assert apostrophised("im sure ill be fine, dont worry") == "I'm sure ill be fine, don't worry"
+
+
+def test_a_booking_for_a_number_of_people_is_not_a_date(reader: StatementReader) -> None:
+    """ "for two" is no time: "booked a table for two" sets nothing to a value."""
+    (claim,) = reader.read("I booked a table for two at Nopa.").claims
+    assert claim.predicate == "book"
+    assert kind(reader, "I booked a table for two at Nopa.", "I booked a flight to Rome.") != (
+        "update"
+    )
 
 
 def test_a_changed_name_is_never_the_same(reader: StatementReader) -> None:

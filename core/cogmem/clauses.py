@@ -64,17 +64,28 @@ def _in_subtree_of(token: Any, deps: frozenset[str], stop: Any) -> bool:
 
 def phrase(tokens: Iterable[Any], head: Any, speaker: str) -> list[str]:
     """Canonical words of a noun phrase's tokens (determiners, punctuation, "'s", relative
-    clauses and version words left out; my/our as the speaker)."""
+    clauses, appositions and version words left out; my/our as the speaker). A name in
+    apposition to the head is kept: it says who ("my colleague Maria")."""
     words: list[str] = []
+    named = {t.i for c in head.children if _appositive_name(c) for t in c.subtree}
     for token in tokens:
         if token.dep_ in ("det", "punct", "case", "predet") or token.is_space:
             continue
-        if token.i != head.i and _in_subtree_of(token, frozenset({"relcl", "acl", "appos"}), head):
+        if (
+            token.i != head.i
+            and token.i not in named
+            and _in_subtree_of(token, frozenset({"relcl", "acl", "appos"}), head)
+        ):
             continue
         if token.dep_ == "amod" and token.lower_ in VERSION_WORDS:
             continue
         words.append(speaker if token.lower_ in FIRST_PERSON else word(token))
     return words
+
+
+def _appositive_name(token: Any) -> bool:
+    """ "Maria" in "my colleague Maria": a capitalised name in apposition."""
+    return token.dep_ == "appos" and token.pos_ == "PROPN" and token.text[:1].isupper()
 
 
 def subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
@@ -95,7 +106,8 @@ def subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
     named = " ".join([owner, *rest]).strip() or word(head)
     if named == "user":
         return speaker, "", True
-    return named, owner, head.pos_ == "PROPN" and not owners
+    # a name written as one: the small model tags some lowercase chat nouns as names
+    return named, owner, head.pos_ == "PROPN" and not owners and head.text[:1].isupper()
 
 
 def _possessives(head: Any) -> list[Any]:

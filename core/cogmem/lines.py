@@ -34,6 +34,17 @@ _LABELS = frozenset(
         "again", "repeat", "as i said", "like i said", "reminder again",
     }
 )  # fmt: skip
+# Words that make up a label of their own, in any run of up to four ("ugh typo,", "oh wait,",
+# "my bad -", "quick update:").
+_LABEL_WORDS = frozenset(
+    {
+        "ugh", "typo", "oops", "whoops", "sorry", "my", "bad", "mistake", "wait", "no", "oh",
+        "ah", "um", "uh", "hmm", "ok", "okay", "so", "well", "actually", "update", "correction",
+        "quick", "small", "tiny", "minor", "side", "note", "fyi", "btw", "lol", "haha", "argh",
+        "gah", "yikes", "dang", "darn", "omg", "right", "yeah", "yes", "hey", "also", "anyway",
+        "again", "just", "heads", "up", "scratch", "that", "edit", "fix", "psa", "nb", "news",
+    }
+)  # fmt: skip
 # ... or before a comma or a dash: "FYI, ...", "Oops - ...", "Wait, no - ...".
 _LEAD_LABEL = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z ]{0,24}?)\s*(?:,|\s[-–—])\s*(?P<said>.+)$")
 _ASSISTANTS = frozenset({"assistant", "ai", "bot", "agent", "system", "model", "chatbot"})
@@ -119,6 +130,12 @@ def speaker_lines(text: str) -> list[tuple[str, str]]:
 
 def _unlabelled(line: str) -> str:
     """``line`` without the labels that lead it in ("FYI, ", "Wait, no - ")."""
-    while (lead := _LEAD_LABEL.match(line)) and lead["label"].strip().lower() in _LABELS:
+    while (lead := _LEAD_LABEL.match(line)) and _is_label(lead["label"]):
         line = lead["said"]
     return line
+
+
+def _is_label(phrase: str) -> bool:
+    """A label ("FYI", "for the record"), or up to four label words ("ugh typo")."""
+    words = phrase.strip().lower().split()
+    return " ".join(words) in _LABELS or (0 < len(words) <= 4 and set(words) <= _LABEL_WORDS)

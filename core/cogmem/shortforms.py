@@ -1,4 +1,5 @@
-"""Two wordings that differ only by abbreviations: "I grew up in NYC." / "... New York City.".
+"""Two wordings of one thing: abbreviations ("NYC" / "New York City"), and a name spelled
+anew ("It's Thompson, with a p." after "Mr. Thomson").
 
 A pair of texts is compared by the words each has that the other has not (canonical words,
 :attr:`cogmem.statements.Statement.words`, less function words). The difference is only
@@ -14,14 +15,21 @@ word of the other side is so abbreviated:
 Both are the matching rule of Schwartz & Hearst (2003) for an abbreviation and its long form,
 taken across two texts rather than within one (the libraries that implement it look for "long
 form (SF)" in one text). An abbreviation of two to five letters is read; digits never are.
+
+A **respelling** (:func:`respelled`) gives a name of the older text another spelling and says
+so: the newer text has a name within a few letters of one the older has and drops
+(``difflib`` ratio ≥ 0.75, both of four letters or more), and a word about spelling ("spell",
+"spelled", "typo", "with a K"). Without that word, "Maria" / "Mario" are two people.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections import Counter
 from collections.abc import Iterable
 
-__all__ = ["only_abbreviated"]
+__all__ = ["RESPELLING", "only_abbreviated", "respelled"]
 
 # Words an initialism skips ("Department of Motor Vehicles") and articles that follow the
 # form ("a Master ..." / "an MBA").
@@ -89,3 +97,37 @@ def _initials_of(form: str, words: set[str]) -> set[str]:
     if any(len(by_initial.get(ch, ())) != n for ch, n in needed.items()):
         return set()  # too few, or more than it has letters for: which words is not clear
     return {w for ch in needed for w in by_initial[ch]}
+
+
+#: How alike two spellings of one name are (difflib's ratio): "Thomson" / "Thompson" 0.93,
+#: "Catherine" / "Katharine" 0.78; "Petrov" / "Pavlov" 0.5.
+RESPELLING = 0.75
+_SPELLING = re.compile(
+    r"\b(?:spell|spells|spelled|spelt|spelling|typo|misspelled|misspelt)\b"
+    r"|\bwith an? ['\"]?[a-z]['\"]?(?:\W|$)",
+    re.IGNORECASE,
+)
+
+
+def respelled(
+    old_names: Iterable[str], new_names: Iterable[str], new_text: str
+) -> tuple[str, str] | None:
+    """The (old, new) spelling of a name ``new_text`` spells anew, or ``None`` (see the module
+    docstring).
+
+    Args:
+        old_names: The names (canonical, lowercase) of the older text.
+        new_names: Those of the newer text.
+        new_text: The newer text, as written.
+    """
+    if not _SPELLING.search(new_text):
+        return None
+    olds, news = _letters(old_names), _letters(new_names)
+    pairs = [
+        (difflib.SequenceMatcher(None, a, b).ratio(), a, b)
+        for a in olds - news
+        for b in news - olds
+        if len(a) >= 4 and len(b) >= 4 and a.isalpha() and b.isalpha()
+    ]
+    close = [(a, b) for ratio, a, b in sorted(pairs, reverse=True) if ratio >= RESPELLING]
+    return close[0] if close else None

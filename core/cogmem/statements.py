@@ -25,7 +25,9 @@ reads. Numbers, clock times and spellings are made canonical first (:mod:`cogmem
 
 from __future__ import annotations
 
+import calendar
 import logging
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -102,6 +104,11 @@ CHANGE_VERBS = frozenset(
 BARE_CHANGES = frozenset({"switch", "move on", "change", "switch over", "transition", "go"})
 # Verbs that set something to a new value: "changed my number to ...", "switched the plan to".
 _SETTERS = frozenset({"change", "switch", "update", "set", "reset", "move", "bump", "push"})
+# Verbs that book a thing for a time: "is booked for 2 June" says when it is; "rebooked the
+# MOT for 9 June" sets it to another day.
+_BOOKINGS = frozenset(
+    {"book", "rebook", "schedule", "reschedule", "plan", "set", "move", "push", "slate"}
+)
 _VALUE_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV", "ADP", "X", "SYM", "PRON"})
 _SKIP_DEPS = frozenset(
     {
@@ -255,6 +262,8 @@ def _predicate(verb: Any) -> str:
     auxiliaries = {c.lemma_.lower() for c in verb.children if c.dep_ == "aux"}
     if lemma == "get" and verb.tag_ in ("VBN", "VBD") and "have" in auxiliaries:
         lemma = "have"  # "we've got two kids": have
+    if _lemma(verb, _BOOKINGS) in _BOOKINGS and any(c.dep_ == "auxpass" for c in verb.children):
+        lemma = "be"  # "the MOT is booked for 2 June": the MOT is on 2 June
     particles = [c.lower_ for c in verb.children if c.dep_ == "prt"]
     return " ".join([lemma, *particles])
 
@@ -430,30 +439,76 @@ def _it_for(claim: Claim, verb: Any, said_by: str, speaker: str) -> Claim | None
 def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:
     """ "Chen changed their phone number to 555-0110" read as "Chen's phone number is
     555-0110": a change verb whose object names what changed and whose "to" names how it is
-    now (``None`` for any other clause)."""
-    if verb.lemma_.lower() not in _SETTERS:
+    now; a booking's "for" a time too ("Rebooked the MOT for 9 June."; "had to move the
+    dinner to the 23rd" through its "had to"). ``None`` for any other clause. The thing is
+    the subject's when a possessive says so ("my phone plan", "their phone number"), else
+    nobody's ("the MOT")."""
+    verb = next((c for c in verb.children if _obliged(verb, c)), verb)
+    lemma = _lemma(verb, _SETTERS | _BOOKINGS)
+    if lemma not in _SETTERS | _BOOKINGS:
         return None
     thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
-    to = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ in ("to", "into")), None)
+    if thing is not None and thing.lower_ in _NO_THING:
+        return None  # "moved everything over to Bitwarden": what moved is not named
+    marks = ("to", "into", "for") if lemma in _BOOKINGS else ("to", "into")
+    to = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ in marks), None)
     value = next((c for c in to.children if c.dep_ == "pobj"), None) if to is not None else None
     if thing is None or value is None or not claim.person:
         return None
+    tokens = [t for t in value.subtree if t.pos_ in _VALUE_POS and _spelled(t)]
+    if to is not None and to.lower_ == "for" and not any(_is_when(t) for t in tokens):
+        return None  # "booked a table for two": not when
+    owned = any(c.dep_ == "poss" for c in thing.children)
     named = [w for w in phrase(thing.subtree, thing, speaker) if w not in OTHER_POSSESSIVES]
     if named[:1] == [claim.subject]:
         named = named[1:]  # "my phone plan", said by the user: the user's phone plan
-    tokens = [t for t in value.subtree if t.pos_ in _VALUE_POS and _spelled(t)]
     words = [word(t) for t in tokens]
     return Claim(
-        subject=" ".join([claim.subject, *named]),
+        subject=" ".join([claim.subject, *named] if owned else named),
         predicate="be",
         value=tuple(sorted(words)),
-        owner=claim.subject,
+        owner=claim.subject if owned else "",
         complement=" ".join(words),
         complement_kind=_kind(tokens),
         value_kind=_kind(tokens),
         negated=claim.negated,
         state=True,
     )
+
+
+_NO_THING = frozenset({"everything", "it", "that", "this", "stuff", "things", "all", "them"})
+
+
+def _obliged(verb: Any, child: Any) -> bool:
+    """ "had to move", "need to change": the verb a "have to" clause is about."""
+    return (
+        child.dep_ == "xcomp"
+        and verb.lemma_.lower() in ("have", "need", "get")
+        and any(c.lower_ == "to" for c in child.children)
+    )
+
+
+def _lemma(verb: Any, known: frozenset[str]) -> str:
+    """A verb's lemma, or the stem of a past form the lemmatizer missed ("rebooked" read as
+    "rebooke") when that stem is one of ``known``."""
+    lemma = str(verb.lemma_.lower())
+    if lemma in known:
+        return lemma
+    text = str(verb.lower_)
+    return next((stem for stem in (text[:-2], text[:-1]) if stem in known), lemma)
+
+
+_WHEN = re.compile(r"^(?:\d{1,4}(?:[.:]\d{2})+|\d{1,2}(?:st|nd|rd|th))$")
+_WHEN_WORDS = frozenset(
+    {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)}
+    | {"today", "tomorrow", "tonight", "noon", "midnight", "morning", "evening", "afternoon"}
+    | {"weekend", "week", "month", "year", "next"}
+)
+
+
+def _is_when(token: Any) -> bool:
+    """A date or time ("06.09", "17:30", "23rd", "Friday", "tomorrow")."""
+    return bool(_WHEN.match(token.lower_)) or token.lower_ in _WHEN_WORDS
 
 
 class StatementReader:

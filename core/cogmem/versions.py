@@ -14,6 +14,7 @@ same subject and attribute, with a different value::
 * **same** — the same claims (subject, predicate, value, negation), whatever the wording:
   word order, tense and aspect, contractions, number words, clock times, UK/US spelling; or
   the same words but for abbreviations ("NYC" / "New York City", :mod:`cogmem.shortforms`).
+* **update** — (first) a name spelled anew, and said to be ("It's Thompson, with a p.").
 * **update** — a claim of the newer text gives a slot of the older one another value. One slot:
   the same subject, and
 
@@ -57,7 +58,7 @@ import Stemmer
 
 from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .records import MemoryRecord
-from .shortforms import only_abbreviated
+from .shortforms import only_abbreviated, respelled
 from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReader
 
 __all__ = [
@@ -153,9 +154,13 @@ def _head(phrase: str) -> str:
 def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """Whether the complements or objects of two claims with one predicate fill one attribute
     ("a nurse" / "a doctor"; not "vegetarian" / "a nurse", "celiac disease" / "two guinea
-    pigs")."""
-    if not old.complement or not new.complement:
-        return not old.complement and not new.complement
+    pigs"). Where only one has a complement, both values must be numbers ("is booked for 2
+    June" / "is 9 June"; not "in Paris" / "Maria")."""
+    if not old.complement or not new.complement:  # "is for 06.02" / "is 06.09": two dates
+        if old.complement or new.complement:
+            kinds = {old.complement_kind or old.value_kind, new.complement_kind or new.value_kind}
+            return kinds == {"number"}
+        return True
     if _head(old.complement) == _head(new.complement):
         return True
     if old.complement_kind == new.complement_kind and old.complement_kind in ("name", "number"):
@@ -325,6 +330,8 @@ def relate(
             update of the older unless they are about different subjects.
     """
     readable = old.readable and new.readable
+    if spelled := respelled(old.anchors, new.anchors, new.text):  # "Thompson, with a p"
+        return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
     theirs, ours = named_in(old), named_in(new)
     if theirs and ours and not share_a_person(theirs, ours):
         return Relation("different")  # other people: whatever the clauses say, not one fact
