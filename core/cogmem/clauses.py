@@ -85,7 +85,7 @@ def phrase(tokens: Iterable[Any], head: Any, speaker: str) -> list[str]:
 
 def _appositive_name(token: Any) -> bool:
     """ "Maria" in "my colleague Maria": a capitalised name in apposition."""
-    return token.dep_ == "appos" and token.pos_ == "PROPN" and token.text[:1].isupper()
+    return bool(token.dep_ == "appos" and token.pos_ == "PROPN" and token.text[:1].isupper())
 
 
 def subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
