@@ -126,6 +126,31 @@ def test_change_marks() -> None:
     assert not marks_revision("It's not Tuesday.")  # a negation alone revises nothing
 
 
+def test_a_chat_fragment_that_opens_with_a_past_verb_is_the_speakers(
+    reader: StatementReader,
+) -> None:
+    """The small parser hangs "changed" below "comfier", and "cancelled" on "spotify"."""
+    (changed,) = reader.read("changed to Hokas, way comfier").claims
+    assert (changed.subject, changed.predicate, changed.value_kind) == ("user", "change", "name")
+    (cancelled,) = reader.read("cancelled spotify, on apple music now").claims
+    assert (cancelled.predicate, cancelled.state) == ("cancel", True)
+    assert "spotify" in cancelled.value
+
+
+def test_a_change_to_a_value_of_the_kind_ignores_when_it_happened(reader: StatementReader) -> None:
+    """ "last week" is not part of the new value: "fastmail" is of "gmail"'s kind."""
+    close = {("gmail", "fastmail"): 0.6}
+
+    def near(a: str, b: str) -> float:
+        return close.get((a, b), similar(a, b))
+
+    old, new = (
+        reader.read("my email provider is gmail"),
+        reader.read("switched to fastmail last week"),
+    )
+    assert relate(old, new, near).kind == "update"
+
+
 def test_a_sentence_without_a_subject_is_the_speakers(reader: StatementReader) -> None:
     """Chat leaves "I" out: "Switched to a Pixel 8." is the user's; a request is nobody's."""
     (switched,) = reader.read("Switched to a Pixel 8.").claims
@@ -293,6 +318,9 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         ("I can't eat peanuts.", "Peanuts are something I can't eat."),
         ("My godmother lives in Lyon.", "Lyon is where my godmother lives."),
         ("I drive a Subaru.", "What I drive is a Subaru."),
+        # chat shorthand: an abbreviated word in the value, "'s" before a number
+        ("I've been married for twelve years", "married 12 yrs now"),
+        ("my daughter is three", "daughter's 3"),
     ],
 )
 def test_restatements(reader: StatementReader, old: str, new: str) -> None:

@@ -202,7 +202,9 @@ _IS = re.compile(
     r"\b([A-Za-z]+)['\u2019]s\s+(?=(?:the|a|an|my|your|his|her|our|their|this|that|not|no|"
     r"now|still|also|actually|always|never|just|really|currently|definitely|going|getting|"
     r"in|at|on|from|with|due|jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|"
-    r"july|aug|august|sep|sept|september|oct|october|nov|november|dec|december)\b)",
+    r"july|aug|august|sep|sept|september|oct|october|nov|november|dec|december)\b"
+    # or a number that ends the clause: "my daughter's 3", "she's 40 now"
+    r"|\d+(?:\s+(?:now|today|years?|yrs?|months?)(?:\s+old)?)?\s*(?:[.!,;]|$))",
     re.IGNORECASE,
 )
 _HAS = re.compile(r"\b([A-Za-z]+)['\u2019]s\s+(?=(?:been|got)\b)", re.IGNORECASE)
@@ -214,5 +216,7 @@ def spelled_is(text: str) -> str:
 
     >>> spelled_is("Tamsin's the head of marketing; the deadline's Oct 1; Ana's been told.")
     'Tamsin is the head of marketing; the deadline is Oct 1; Ana has been told.'
+    >>> spelled_is("my daughter's 3 now, Sam's 3 kids")
+    "my daughter is 3 now, Sam's 3 kids"
     """
     return _IS.sub(r"\1 is ", _HAS.sub(r"\1 has ", text))

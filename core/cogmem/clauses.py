@@ -170,10 +170,13 @@ def _lost_subject(token: Any) -> Any | None:
 
 def _said_by_speaker(token: Any) -> bool:
     """A sentence with no subject whose verb is in the past: the speaker left "I" out
-    ("Switched to a Pixel 8.", "Moved everything over to Bitwarden."). A bare verb is a
-    request ("Book my calls in the afternoon."), and says nothing of anyone."""
+    ("Switched to a Pixel 8.", "Moved everything over to Bitwarden."; a verb that opens a
+    chat fragment the parser hangs below another word counts too: "changed to Hokas, way
+    comfier", "cancelled spotify, on apple music now"). A bare verb is a request ("Book my
+    calls in the afternoon."), and says nothing of anyone."""
+    opens = token.i == token.sent.start and token.dep_ in ("ccomp", "amod", "advcl", "csubj")
     return (
-        token.dep_ == "ROOT"
+        (token.dep_ == "ROOT" or opens)
         and token.pos_ == "VERB"
         and token.tag_ in ("VBD", "VBN")
         and not any(c.dep_ in SUBJECTS or c.dep_ == "expl" for c in token.children)

@@ -234,10 +234,14 @@ def _negated(verb: Any) -> bool:
 
 
 def _value(verb: Any, skip: set[int]) -> list[Any]:
-    """The tokens of what ``verb``'s clause says of its subject."""
+    """The tokens of what ``verb``'s clause says of its subject (for a verb the parser hung on
+    the noun it acts on, "cancelled spotify": that noun's phrase)."""
     out: list[Any] = []
     stack = [c for c in verb.children if c.i not in skip and c.dep_ not in _SKIP_DEPS]
     stack = [c for c in stack if c.dep_ not in SUBJECTS]
+    if verb.dep_ == "amod":
+        out.append(verb.head)
+        stack += [c for c in verb.head.children if c.i != verb.i and c.dep_ not in _SKIP_DEPS]
     while stack:
         token = stack.pop()
         out.append(token)

@@ -116,6 +116,8 @@ _TIME_WORDS = frozenset(
         "winter",
     }
 )
+# Words that only say when, beside the names of times: "last week", "a while ago".
+_WHEN_ELSE = frozenset({"last", "ago", "recently", "while", "lately", "earlier", "since"})
 _PREPOSITIONS = frozenset(
     {"in", "at", "on", "to", "for", "from", "with", "by", "as", "into", "near", "of"}
 )
@@ -296,7 +298,11 @@ def _agree(old: Claim, new: Claim) -> bool:
     """Whether two claims on one slot say the same of it: the same value, negation and
     tense ("lives" and "is living"; not "lived", a past that may no longer hold)."""
     return (
-        (frozenset(old.value) == frozenset(new.value) or _said(old) == _said(new))
+        (
+            frozenset(old.value) == frozenset(new.value)
+            or _said(old) == _said(new)
+            or only_abbreviated(old.content, new.content)  # "12 years" / "12 yrs"
+        )
         and old.negated == new.negated
         and old.state == new.state
     )
@@ -421,8 +427,11 @@ def _slot_phrase(claim: Claim) -> str:
 
 
 def _value_phrase(claim: Claim) -> str:
-    """A claim's value without its prepositions ("dune" for "moved on to Dune")."""
-    return " ".join(w for w in claim.value if w not in _PREPOSITIONS)
+    """A claim's value without its prepositions and the words that place it in time
+    ("dune" for "moved on to Dune"; "fastmail" for "switched to fastmail last week")."""
+    return " ".join(
+        w for w in claim.value if w not in _PREPOSITIONS and w not in _TIME_WORDS | _WHEN_ELSE
+    )
 
 
 def _changes_what(statement: Statement) -> bool:
