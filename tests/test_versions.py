@@ -354,6 +354,8 @@ def test_a_booking_for_a_number_of_people_is_not_a_date(reader: StatementReader)
     assert kind(reader, "I booked a table for two at Nopa.", "I booked a flight to Rome.") != (
         "update"
     )
+    # a number with no preposition is no date: "note 3" does not update "note 2 tok002"
+    assert kind(reader, "harbour note 2 tok002", "harbour note 3 tok003") != "update"
 
 
 def test_a_changed_name_is_never_the_same(reader: StatementReader) -> None:

@@ -156,12 +156,14 @@ def _head(phrase: str) -> str:
 def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """Whether the complements or objects of two claims with one predicate fill one attribute
     ("a nurse" / "a doctor"; not "vegetarian" / "a nurse", "celiac disease" / "two guinea
-    pigs"). Where only one has a complement, both values must be numbers ("is booked for 2
-    June" / "is 9 June"; not "in Paris" / "Maria")."""
+    pigs"). Where only one has a complement, the other's value must be a number after a
+    preposition, and the complement a number ("is booked for 2 June" / "is 9 June"; not "in
+    Paris" / "Maria", nor "note 3" / "note 2")."""
     if not old.complement or not new.complement:  # "is for 06.02" / "is 06.09": two dates
         if old.complement or new.complement:
+            bare = new if old.complement else old
             kinds = {old.complement_kind or old.value_kind, new.complement_kind or new.value_kind}
-            return kinds == {"number"}
+            return kinds == {"number"} and any(w in _PREPOSITIONS for w in bare.value)
         return True
     if _head(old.complement) == _head(new.complement):
         return True
