@@ -233,6 +233,7 @@ def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) 
         ("My dentist appointment is on the 14th.", "The dentist appointment is on the 16th."),
         ("I run 5 km a day.", "Upped it to 8 km a day."),
         ("What I drive is a Subaru.", "I drive a Honda now."),
+        ("I moved from Paris to Berlin.", "I moved from Berlin to Paris."),  # one value, sorted
         ("I grew up in New York City.", "I grew up in LA."),
         # a name spelled anew, and said to be
         ("My son's teacher is Mr. Thomson.", "My son's teacher spells it Thompson, with a p."),
@@ -277,6 +278,7 @@ def test_updates(reader: StatementReader, old: str, new: str) -> None:
         ("Update: Chen changed their phone number to 555-0110.", "Chen switched; now Around."),
         ("Chen switched; now 9:30.", "Chen switched; now Around."),
         ("My colleague Maria lives in Rome.", "My colleague Mario lives in Rome."),  # no "spelled"
+        ("My mum lives in Cardiff.", "My dad lives in Cardiff."),
         ("I'm in Paris.", "I'm Maria."),
         ("Chen's book club pick is Neuromancer.", "Farah told me their book club pick is Dune."),
     ],
@@ -321,6 +323,10 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         # chat shorthand: an abbreviated word in the value, "'s" before a number
         ("I've been married for twelve years", "married 12 yrs now"),
         ("my daughter is three", "daughter's 3"),
+        # the same words in order, but for those chat drops; one relative, two words
+        ("my favourite colour is green", "Favorite color: green"),
+        ("The wifi password is sunflower22", "wifi pw: sunflower22"),
+        ("My mum lives in Cardiff", "mom lives in cardiff"),
     ],
 )
 def test_restatements(reader: StatementReader, old: str, new: str) -> None:
@@ -356,6 +362,23 @@ def test_a_booking_for_a_number_of_people_is_not_a_date(reader: StatementReader)
     )
     # a number with no preposition is no date: "note 3" does not update "note 2 tok002"
     assert kind(reader, "harbour note 2 tok002", "harbour note 3 tok003") != "update"
+
+
+def test_a_tense_is_kept_in_the_gist(reader: StatementReader) -> None:
+    assert kind(reader, "I was a teacher", "I am a teacher") != "same"
+    assert reader.read("I was a teacher").gist == ("was", "teacher")
+
+
+def test_a_restatement_whose_type_was_read_merges_into_a_fact(mem: CognitiveMemory) -> None:
+    """ "wifi pw: sunflower22" makes no claim, so it reads as an episode; the type was not
+    given, so it does not keep the restatement from merging into the fact (a given type
+    still does)."""
+    fact = mem.write("The wifi password is sunflower22", now=NOW - timedelta(days=30))
+    assert mem.get(fact.id).memory_type == "semantic"
+    again = mem.write("wifi pw: sunflower22", now=NOW)
+    assert (again.action, again.existing_id) == ("merged", fact.id)
+    typed = mem.write("wifi pw: sunflower22", memory_type="episodic", now=NOW)
+    assert typed.action != "merged"
 
 
 def test_a_changed_name_is_never_the_same(reader: StatementReader) -> None:
@@ -622,7 +645,7 @@ def _facts(texts: Sequence[str]) -> list[str]:
 
 
 def _typed_in_child(queue: Any) -> None:
-    records, _, _ = writable(
+    records, _, _, _ = writable(
         ["I live in Lyon."], NOW, CognitiveMemoryConfig(), HashingEmbedder(), False,
         batch=False, classify=_facts,
     )  # fmt: skip

@@ -20,6 +20,7 @@ from typing import Any
 from .canonical import us_spelling
 
 __all__ = [
+    "FAMILY_WORDS",
     "FIRST_PERSON",
     "OTHER_POSSESSIVES",
     "SUBJECTS",
@@ -45,11 +46,29 @@ OTHER_POSSESSIVES = frozenset({"his", "her", "their", "its", "your"})
 
 
 def word(token: Any) -> str:
-    """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written)."""
+    """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written),
+    a family word in one form ("mum", "mom", "mommy" -> "mother")."""
     if token.like_num or any(ch.isdigit() for ch in token.text):
         return str(token.text.lower())
+    if token.lower_ in FAMILY_WORDS:  # the small model lemmatizes "lives" after "mum" as "life"
+        return FAMILY_WORDS[token.lower_]
     lemma = token.lemma_.lower() if token.lemma_ else token.lower_
-    return us_spelling(lemma)
+    return FAMILY_WORDS.get(lemma, us_spelling(lemma))
+
+
+#: Family words in one form: the everyday and the British word for one relative are one
+#: person ("my mum" / "my mother" / "mom").
+FAMILY_WORDS = {
+    **dict.fromkeys(("mum", "mom", "mommy", "mummy", "mama", "momma", "mam"), "mother"),
+    **dict.fromkeys(("dad", "daddy", "papa", "pop"), "father"),
+    **dict.fromkeys(("moms", "mums"), "mother"),
+    **dict.fromkeys(("dads",), "father"),
+    **dict.fromkeys(("grandma", "granny", "gran", "nana", "nan", "grandmom"), "grandmother"),
+    **dict.fromkeys(("grandpa", "grandad", "granddad", "gramps", "grandpop"), "grandfather"),
+    **dict.fromkeys(("hubby",), "husband"),
+    **dict.fromkeys(("bro",), "brother"),
+    **dict.fromkeys(("sis",), "sister"),
+}
 
 
 def _in_subtree_of(token: Any, deps: frozenset[str], stop: Any) -> bool:

@@ -353,15 +353,16 @@ def _possessor(words: Sequence[_Word], end: int) -> bool:
     return 0 < end < len(words) and words[end].lower == "s"
 
 
-def _conflicts(stored: MemoryRecord, new: MemoryRecord) -> tuple[str, ...]:
-    """What ``new`` carries that merging into ``stored`` would overwrite."""
+def _conflicts(stored: MemoryRecord, new: MemoryRecord, read: bool) -> tuple[str, ...]:
+    """What ``new`` carries that merging into ``stored`` would overwrite (its type only
+    when the caller gave it, not ``read`` from the text)."""
     found = [
         f"metadata {key!r}: {stored.metadata[key]!r} -> {value!r}"
         for key, value in new.metadata.items()
         if key in stored.metadata
         and (stored.metadata[key] != value or type(stored.metadata[key]) is not type(value))
     ]
-    if stored.memory_type != new.memory_type:
+    if stored.memory_type != new.memory_type and not read:
         found.append(f"memory_type: {stored.memory_type} -> {new.memory_type}")
     return tuple(found)
 
@@ -389,6 +390,7 @@ def decide(
     relate: Relate | None = None,
     *,
     chosen: bool = False,
+    type_read: bool = False,
 ) -> Decision:
     """What write-time dedup does with ``new``, given its nearest neighbours.
 
@@ -429,6 +431,8 @@ def decide(
         relate: ``(older text, newer text) -> Relation`` (default: every pair ``unknown``).
         chosen: ``new``'s id was chosen by the caller: it is stored as itself, never merged,
             and linked as a newer version only when ``relate`` says ``update``.
+        type_read: ``new``'s type was read from its text, not given: another type does not
+            keep it from merging into what it restates.
 
     An episode is linked as a newer version only by the words (within the episode window):
     a later turn of a conversation that reads like a change rarely is one.
@@ -453,7 +457,7 @@ def decide(
         # things only when near-identical (a framing phrase the parser misread)
         wording = close and (relation.kind != "different" or n.similarity >= threshold)
         comparison = compare(stored.text, new.text, tokenizer) if wording else _UNCOMPARED
-        conflicts = _conflicts(stored, new)
+        conflicts = _conflicts(stored, new, type_read)
         same = (
             relation.kind == "same"
             or comparison.kind == "same"
@@ -503,9 +507,9 @@ def decide(
             relation = relate(head.text, new.text, 0.0) if relate else _UNKNOWN
             restates = comparison.kind == "same" or relation.kind == "same"
             mergeable = not chosen and _comparable(head, new, config)
-            if restates and not _conflicts(head, new) and mergeable:
+            if restates and not _conflicts(head, new, type_read) and mergeable:
                 return Decision("merged", None, head.id, (), (merged(head, new, config),))
-            changes = (relation.changes or comparison.changes) + _conflicts(head, new)
+            changes = (relation.changes or comparison.changes) + _conflicts(head, new, type_read)
         return Decision("new_version", replace(new, previous_version=head.id), head.id, changes)
     return Decision("stored", new)
 

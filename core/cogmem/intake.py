@@ -266,11 +266,12 @@ def writable(
     *,
     batch: bool,
     classify: Callable[[Sequence[str]], list[str]] | None = None,
-) -> tuple[list[MemoryRecord], FloatArray, set[str]]:
+) -> tuple[list[MemoryRecord], FloatArray, set[str], set[str]]:
     """Items handed to :meth:`CognitiveMemory.write_many` as checked records, their vectors,
-    and the ids the caller chose (generated ids are fresh uuid4s: only chosen ones can be
-    stored already). Error messages name the item only in a ``batch``. ``classify``: the
-    type of each text given no type when the default type is ``auto`` (all in one call).
+    the ids the caller chose (generated ids are fresh uuid4s: only chosen ones can be
+    stored already), and the ids whose type was read from their text. Error messages name the
+    item only in a ``batch``. ``classify``: the type of each text given no type when the
+    default type is ``auto`` (all in one call).
 
     Raises:
         InvalidTypeError / InvalidInputError: An item is malformed (nothing is embedded).
@@ -294,7 +295,7 @@ def writable(
             wait([reading])  # the input's error is the one to raise; the read is not needed
         raise
     if vectors is None:
-        return [], np.zeros((0, 0), np.float32), set()
+        return [], np.zeros((0, 0), np.float32), set(), set()
     if reading is not None:  # each record given no type takes the one its text reads as
         kinds = dict(zip(untyped, reading.result(), strict=True))
         made = [
@@ -303,7 +304,12 @@ def writable(
             else (r, given)
             for (r, given), item in zip(made, items, strict=True)
         ]
-    return [r for r, _ in made], vectors, {r.id for r, given in made if given}
+    read = (
+        {r.id for (r, _), item in zip(made, items, strict=True) if _untyped_text(item) is not None}
+        if reading is not None
+        else set()
+    )
+    return [r for r, _ in made], vectors, {r.id for r, given in made if given}, read
 
 
 def _read_type(kind: str) -> MemoryType:
@@ -454,6 +460,7 @@ def plan_writes(
     versions: Versions | None = None,
     *,
     version_judge: Judge | None = None,
+    read_types: set[str] | None = None,
 ) -> WritePlan:
     """Write-time dedup (:func:`cogmem.dedup.decide`) over one call, deciding only.
 
@@ -470,6 +477,7 @@ def plan_writes(
             only.
         version_judge: Asked whether a write updates a stored memory where the reading of
             the two is unsure (:func:`cogmem.judges.judged`).
+        read_types: The ids whose type was read from their text (no type given).
     """
     outcomes = [WriteOutcome(r.id, "stored") for r in records]
     records = list(records)
@@ -525,6 +533,7 @@ def plan_writes(
             view.newer_versions,
             relate,
             chosen=record.id in chosen,
+            type_read=record.id in (read_types or ()),
         )
         for rewritten in decision.rewritten:  # neighbours written back (merged, relinked)
             view.put(rewritten, stored=rewritten.id not in row_of)

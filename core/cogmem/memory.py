@@ -182,7 +182,7 @@ class CognitiveMemory(MemoryHandle):
         """:meth:`write_many`; error messages name the item only in a ``batch``."""
         moment = resolve_now(now)
         self._context.refuse_writes()
-        records, vectors, chosen = writable(
+        records, vectors, chosen, read = writable(
             items,
             moment,
             self.config,
@@ -203,6 +203,7 @@ class CognitiveMemory(MemoryHandle):
                 self.dedup_judge,
                 self.versions,
                 version_judge=self.version_judge,
+                read_types=read,
             )
 
     def restore(

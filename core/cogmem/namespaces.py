@@ -166,6 +166,7 @@ class Namespaces:
         judge: Judge | None = None,
         versions: Versions | None = None,
         version_judge: Judge | None = None,
+        read_types: set[str] | None = None,
     ) -> list[WriteOutcome]:
         """One call's writes, all or none: widths checked, caller-chosen ids (``chosen``)
         refused if taken, write-time dedup planned (:func:`cogmem.intake.plan_writes`, with
@@ -188,6 +189,7 @@ class Namespaces:
             judge,
             versions,
             version_judge=version_judge,
+            read_types=read_types,
         )
         fresh = [plan.records[i] for i in plan.new]
         self.store_new(fresh, vectors[plan.new])

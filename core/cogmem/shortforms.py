@@ -31,9 +31,9 @@ from collections.abc import Iterable
 
 __all__ = ["RESPELLING", "only_abbreviated", "respelled"]
 
-# Words an initialism skips ("Department of Motor Vehicles") and articles that follow the
-# form ("a Master ..." / "an MBA").
-_SKIPPED = frozenset({"a", "an", "the", "of", "and", "for", "in", "on", "at", "to", "&"})
+# Words an initialism skips ("Department of Motor Vehicles"), articles that follow the
+# form ("a Master ..." / "an MBA") and the copula shorthand drops ("wifi pw: ...").
+_SKIPPED = frozenset({"a", "an", "the", "of", "and", "for", "in", "on", "at", "to", "&", "be"})
 _SHORTEST, _LONGEST = 2, 5
 
 

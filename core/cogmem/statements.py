@@ -138,6 +138,9 @@ class Claim:
         state: It says how things are (see the module docstring), not a past event.
         person: The subject is a person or thing named as itself (I, a name, a pronoun), not
             a possession or property of one ("my phone number").
+        roles: Each preposition of the value with its object ("from paris", "to berlin"):
+            "moved from Paris to Berlin" and "from Berlin to Paris" have one value, not one
+            meaning.
     """
 
     subject: str
@@ -150,6 +153,7 @@ class Claim:
     negated: bool = False
     state: bool = True
     person: bool = False
+    roles: frozenset[str] = frozenset()
 
     @property
     def thing(self) -> frozenset[str]:
@@ -198,6 +202,9 @@ class Statement:
         spoken: A line of it names its speaker ("Mira: ..."): a turn of a conversation.
         revises: It says that it corrects or changes something, by more than a negation
             (:func:`marks_revision`: "actually", "I was wrong", "switched", "no longer").
+        gist: Its canonical words in order, without those chat drops and that say nothing
+            here (articles, "I", "my", a present "is" or "have"): "my favourite colour is
+            green" and "Favorite color: green" have one gist. A past "was" stays.
     """
 
     text: str
@@ -207,6 +214,7 @@ class Statement:
     words: frozenset[str] = frozenset()
     spoken: bool = False
     revises: bool = False
+    gist: tuple[str, ...] = ()
 
     @property
     def readable(self) -> bool:
@@ -263,6 +271,8 @@ def _state(verb: Any) -> bool:
 
 def _predicate(verb: Any) -> str:
     lemma = us_spelling(verb.lemma_.lower())
+    if verb.pos_ == "NOUN" and verb.tag_ == "NNS" and verb.lower_.endswith("s"):
+        lemma = verb.lower_[:-1]  # a verb the small model read as a plural: "lives" not "life"
     auxiliaries = {c.lemma_.lower() for c in verb.children if c.dep_ == "aux"}
     if lemma == "get" and verb.tag_ in ("VBN", "VBD") and "have" in auxiliaries:
         lemma = "have"  # "we've got two kids": have
@@ -371,6 +381,11 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             negated=_negated(verb),
             state=_state(verb),
             person=person,
+            roles=frozenset(
+                f"{t.head.lower_} {word(t)}"
+                for t in tokens
+                if t.dep_ == "pobj" and t.head.dep_ == "prep"
+            ),
         )
         said_by = subject_phrase(reporter, speaker)[0] if reporter is not None else ""
         if said_by and claim.subject == "it":  # "Kofi said it is ...": Kofi's, whatever it is
@@ -580,10 +595,12 @@ class StatementReader:
         found: dict[int, list[Claim]] = {n: [] for n in range(len(short))}
         anchors: dict[int, set[str]] = {n: set() for n in range(len(short))}
         words: dict[int, set[str]] = {n: set() for n in range(len(short))}
+        gists: dict[int, list[str]] = {n: [] for n in range(len(short))}
         for (n, who, _), doc in zip(spoken, docs, strict=True):
             found[n].extend(read_doc(doc, who))
             anchors[n].update(_anchors(doc))
             words[n].update(word(t) for t in doc if not (t.is_punct or t.is_space))
+            gists[n] += _gist(doc)
         for n, text in enumerate(short):
             out[text] = Statement(
                 text,
@@ -593,8 +610,24 @@ class StatementReader:
                 frozenset(words[n]),
                 has_speaker(text),
                 marks_revision(text),
+                tuple(gists[n]),
             )
         return out
+
+
+# Words chat drops that say nothing of what a statement is about.
+_GIST_SKIPS = frozenset({"a", "an", "the", "i", "my", "me", "mine", "myself"})
+
+
+def _gist(doc: Any) -> list[str]:
+    """:attr:`Statement.gist` of one parsed line (verbs as written: their tense counts)."""
+    return [
+        us_spelling(t.lower_) if t.pos_ in ("VERB", "AUX") else word(t)
+        for t in doc
+        if not (t.is_punct or t.is_space)
+        and t.lower_ not in _GIST_SKIPS
+        and not (t.lemma_ in ("be", "have") and t.tag_ in ("VBZ", "VBP"))
+    ]
 
 
 _SHARED: list[StatementReader] = []

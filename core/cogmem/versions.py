@@ -307,7 +307,21 @@ def _agree(old: Claim, new: Claim) -> bool:
         )
         and old.negated == new.negated
         and old.state == new.state
+        and (not old.roles or not new.roles or _roles_agree(old, new))
     )
+
+
+def _roles_agree(old: Claim, new: Claim) -> bool:
+    """Whether no object the two share stands after another preposition in one ("from
+    Paris to Berlin" / "from Berlin to Paris" do not agree; "in Lyon" / "Lyon" do)."""
+    theirs = _objects(old.roles)
+    return all(theirs[o] == p for o, p in _objects(new.roles).items() if o in theirs)
+
+
+def _objects(roles: frozenset[str]) -> dict[str, str]:
+    """object -> its preposition."""
+    pairs = (role.split(" ", 1) for role in roles)
+    return {obj: prep for prep, obj in pairs}
 
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -343,8 +357,10 @@ def relate(
     theirs, ours = named_in(old), named_in(new)
     if theirs and ours and not share_a_person(theirs, ours):
         return Relation("different")  # other people: whatever the clauses say, not one fact
-    if only_abbreviated(old.words, new.words):  # "New York City" / "NYC", "appointment" / "appt"
-        return Relation("same", lasting=readable and all(c.state for c in old.claims))
+    if only_abbreviated(old.words, new.words) or (old.gist and old.gist == new.gist):
+        # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green"
+        said = old.claims or new.claims  # one reading is enough: they say the same
+        return Relation("same", lasting=bool(said) and all(c.state for c in said))
     changes: list[str] = []
     guesses: list[str] = []
     agreed_old: set[int] = set()
