@@ -23,12 +23,14 @@ from cogmem.canonical import (
 from cogmem.errors import InvalidTypeError, ModelNotFoundError
 from cogmem.intake import writable
 from cogmem.judges import judged
+from cogmem.lines import marks_change, marks_revision, speaker_lines
 from cogmem.parser import MODEL_FILES, _check, _model_dir
+from cogmem.phrases import Phrases
+from cogmem.reader import StatementReader
 from cogmem.records import SUMMARY_KEY, MemoryRecord
 from cogmem.shortforms import only_abbreviated
-from cogmem.statements import StatementReader, marks_change, marks_revision, speaker_lines
 from cogmem.testing import HashingEmbedder
-from cogmem.versions import Phrases, Relation, Versions, relate
+from cogmem.versions import Relation, Versions, relate
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 

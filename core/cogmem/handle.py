@@ -21,9 +21,10 @@ from .errors import InvalidInputError, InvalidTypeError
 from .lock import lock_folder
 from .namespaces import Namespaces
 from .packing import TokenCounter, char_token_count, tiktoken_counter
+from .phrases import Phrases
+from .reader import shared_reader
 from .stages import Stages
-from .statements import shared_reader
-from .versions import Phrases, Versions
+from .versions import Versions
 
 __all__ = ["MemoryHandle"]
 

@@ -77,12 +77,9 @@ class CognitiveMemory(MemoryHandle):
             write the words alone cannot settle (an inflection, a plain word added): ``True``
             merges it. Default ``None``: such a write is stored. Each adapter builds one from
             a model (``dedup_judge_from``).
-        version_judge: ``(older_text, newer_text) -> bool``, asked by write-time dedup
-            whether a write updates a stored memory where the reading of the two is unsure
-            (a change guessed from a word such as "now" or "switched"; a pair the parser
-            cannot read, at cosine ≥ ``dedup_candidate_similarity``): ``True`` links the
-            write as its newer version. Default ``None``: the reading alone decides. Each
-            adapter builds one from a model (``version_judge_from``).
+        version_judge: ``(older_text, newer_text) -> bool``, asked whether a write updates
+            a stored memory where the reading is unsure (:func:`cogmem.judges.judged`):
+            ``True`` links it as the newer version. Default ``None``; ``version_judge_from``.
         stages: Optional retrieval stages (:class:`~cogmem.stages.Stages`: query expansion,
             HyDE, a reranker), each off by default; settable later as ``memory.stages``.
         read_only: Open a folder store for reading only: it is never written (no
@@ -196,15 +193,9 @@ class CognitiveMemory(MemoryHandle):
         what = f"the vectors of the embedder ({self.embedder!r})"
         with self._lock:
             return self._spaces.write(
-                records,
-                vectors,
-                chosen,
-                what,
-                self.dedup_judge,
-                self.versions,
-                version_judge=self.version_judge,
-                read_types=read,
-            )
+                records, vectors, chosen, what, self.dedup_judge, self.versions,
+                version_judge=self.version_judge, read_types=read,
+            )  # fmt: skip
 
     def restore(
         self,

@@ -47,9 +47,7 @@ from __future__ import annotations
 
 import calendar
 import re
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -57,25 +55,23 @@ import numpy as np
 import Stemmer
 
 from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
+from .phrases import PhraseSimilarity
+from .reader import StatementReader
 from .records import MemoryRecord
 from .shortforms import only_abbreviated, respelled
-from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, Claim, Statement, StatementReader
+from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, Claim, Statement
 
 __all__ = [
     "COMPLEMENT_KIN",
     "PREDICATE_KIN",
     "SYNONYM_KIN",
     "Evidence",
-    "PhraseSimilarity",
-    "Phrases",
     "Relation",
     "Versions",
     "relate",
 ]
 
 RelationKind = Literal["same", "update", "different", "unknown"]
-PhraseSimilarity = Callable[[str, str], float]
-"""``(phrase, phrase) -> cosine`` of two short phrases."""
 
 #: Complements of "be" at or above this cosine are of one kind ("vegetarian"/"vegan").
 COMPLEMENT_KIN = 0.45
@@ -484,47 +480,6 @@ def _owns(a: Claim, b: Claim) -> bool:
     if a.subject == b.owner:
         return True
     return a.person and set(b.owner.split()) <= set(a.subject.split())
-
-
-class Phrases:
-    """:data:`PhraseSimilarity` from an embedding function, keeping the last vectors.
-
-    Args:
-        embed: ``texts -> vectors`` (one row per text: a list of lists or an array).
-        size: How many phrase vectors to keep.
-    """
-
-    def __init__(self, embed: Callable[[list[str]], object], size: int = 20_000) -> None:
-        self._embed = embed
-        self._size = size
-        self._kept: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def _vector(self, phrases: list[str]) -> list[np.ndarray]:
-        with self._lock:
-            missing = [p for p in dict.fromkeys(phrases) if p not in self._kept]
-        if missing:
-            raw = np.asarray(self._embed(missing), dtype=np.float32)
-            norms = np.linalg.norm(raw, axis=1, keepdims=True)
-            rows = (raw / np.where(norms > 0, norms, 1.0)).astype(np.float32)
-            with self._lock:
-                for phrase, row in zip(missing, rows):
-                    self._kept[phrase] = row
-                while len(self._kept) > self._size:
-                    self._kept.popitem(last=False)
-        with self._lock:
-            found = {p: self._kept.get(p) for p in phrases}
-        if any(v is None for v in found.values()):  # evicted meanwhile: embed once more
-            rows = np.asarray(self._embed(phrases), dtype=np.float32)
-            return [r / max(float(np.linalg.norm(r)), 1e-12) for r in rows]
-        return [v for v in found.values() if v is not None]
-
-    def __call__(self, a: str, b: str) -> float:
-        """Cosine of the embeddings of ``a`` and ``b`` (1.0 when equal)."""
-        if a == b:
-            return 1.0
-        va, vb = self._vector([a, b])
-        return float(va @ vb)
 
 
 class Versions:
