@@ -169,6 +169,15 @@ def test_it_is_a_value_for_a_thing(reader: StatementReader) -> None:
     assert (mine.subject, mine.value) == ("user meeting", ("zoom",))
 
 
+def test_a_label_is_not_a_speaker() -> None:
+    """ "Confirmed: ..." was read as a line said by someone called Confirmed (a turn of a
+    conversation, so never a fact)."""
+    assert speaker_lines("Confirmed: the wedding is in Napa.") == [
+        ("user", "the wedding is in Napa.")
+    ]
+    assert speaker_lines("Mira: I moved to Lyon.") == [("mira", "I moved to Lyon.")]
+
+
 def test_lead_in_labels_before_a_comma_or_dash() -> None:
     assert speaker_lines("FYI, the retro moved.") == [("user", "the retro moved.")]
     assert speaker_lines("Wait, no - it is Friday.") == [("user", "it is Friday.")]
@@ -329,6 +338,9 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         ("my favourite colour is green", "Favorite color: green"),
         ("The wifi password is sunflower22", "wifi pw: sunflower22"),
         ("My mum lives in Cardiff", "mom lives in cardiff"),
+        # British clock times
+        ("Pilates is at half five on Tuesdays", "Pilates is at 5:30 on Tuesdays"),
+        ("the shop closes at 17.30", "The shop closes at 5:30 pm."),
     ],
 )
 def test_restatements(reader: StatementReader, old: str, new: str) -> None:

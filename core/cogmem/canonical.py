@@ -29,10 +29,21 @@ _CLOCK = re.compile(
     r"(?:(?P<ampm>[ap])\.?\s?m\b\.?|(?:in the|at) (?P<part>morning|afternoon|evening|night))",
     re.IGNORECASE,
 )
-# "quarter past seven", "half past 5", "a quarter to 7" (after number words became digits).
+# "quarter past seven", "half past 5", "a quarter to 7", "20 past 7", "10 to 6" (after number
+# words became digits; minutes before "to" or "past" only after "at", "by", ...: "2 to 3 hours"
+# is no time).
 _PAST_TO = re.compile(
-    r"\b(?:a\s+)?(?P<part>quarter|half)\s+(?P<way>past|to)\s+(?P<h>\d{1,2})\b", re.IGNORECASE
+    r"\b(?:a\s+)?(?P<part>quarter|half|(?<=at |by )\d{1,2}(?: minutes)?)\s+(?P<way>past|to)"
+    r"\s+(?P<h>\d{1,2})\b",
+    re.IGNORECASE,
 )
+# British "half five" (5:30) and a dotted 24-hour time ("17.30"), after a word of time; "six
+# o'clock" as "six".
+_HALF = re.compile(r"\b(?P<at>at|by|from|till|until|around|before|after) half (?P<h>\d{1,2})\b")
+_DOTTED = re.compile(
+    r"\b(?P<at>at|by|from|till|until|around|before|after) (?P<h>\d{1,2})\.(?P<m>\d{2})\b"
+)
+_OCLOCK = re.compile(r"\b(?P<h>\d{1,2}) o'?clock\b", re.IGNORECASE)
 _HHMM = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")
 _NAMED = {"noon": "12:00", "midday": "12:00", "midnight": "00:00"}
 _NAMED_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
@@ -59,7 +70,10 @@ def _hhmm(match: re.Match[str]) -> str:
 
 def _past_to(match: re.Match[str]) -> str:
     hour = int(match["h"])
-    minutes = 15 if match["part"].lower() == "quarter" else 30
+    part = match["part"].lower()
+    minutes = 15 if part == "quarter" else 30 if part == "half" else int(part.split()[0])
+    if minutes > 59 or hour > 24:
+        return match[0]
     if match["way"].lower() == "to":
         hour, minutes = (hour - 1) % 24, 60 - minutes
     return f"{hour}:{minutes:02d}"
@@ -72,8 +86,13 @@ def clock_times(text: str) -> str:
     'at 17:00, 17:30, 17:00, 17:00, 12:00 and 09:00'
     >>> clock_times("a quarter to 7 in the morning, half past 5")
     '06:45, 05:30'
+    >>> clock_times("at half 5, at 17.30, at 6 o'clock, at 20 past 7, 2 to 3 hours, 17.30 kg")
+    'at 05:30, at 17:30, at 6, at 07:20, 2 to 3 hours, 17.30 kg'
     """
     text = _NAMED_RE.sub(lambda m: _NAMED[m[1].lower()], text)
+    text = _OCLOCK.sub(lambda m: m["h"], text)
+    text = _HALF.sub(lambda m: f"{m['at']} {m['h']}:30", text)
+    text = _DOTTED.sub(lambda m: f"{m['at']} {m['h']}:{m['m']}", text)
     text = _PAST_TO.sub(_past_to, text)
     text = _CLOCK.sub(_clock, text)
     return _HHMM.sub(_hhmm, text)

@@ -31,7 +31,10 @@ _LABELS = frozenset(
         "just so you know", "quick update", "small correction", "one more thing", "and",
         "update on that", "new info", "status", "memo", "context", "fact", "remember",
         "for the record", "to be clear", "fwiw", "ugh", "oh", "hmm", "well", "so", "anyway",
-        "again", "repeat", "as i said", "like i said", "reminder again",
+        "again", "repeat", "as i said", "like i said", "reminder again", "confirmed",
+        "confirmation", "final", "final answer", "decision", "decided", "done", "good news",
+        "bad news", "status update", "todo", "to do", "pinned", "resolved", "settled",
+        "fixed", "latest", "note to self", "update again", "new plan", "plan",
     }
 )  # fmt: skip
 # Words that make up a label of their own, in any run of up to four ("ugh typo,", "oh wait,",
@@ -43,6 +46,7 @@ _LABEL_WORDS = frozenset(
         "quick", "small", "tiny", "minor", "side", "note", "fyi", "btw", "lol", "haha", "argh",
         "gah", "yikes", "dang", "darn", "omg", "right", "yeah", "yes", "hey", "also", "anyway",
         "again", "just", "heads", "up", "scratch", "that", "edit", "fix", "psa", "nb", "news",
+        "confirmed", "final", "answer", "good", "latest", "new", "plan",
     }
 )  # fmt: skip
 # ... or before a comma or a dash: "FYI, ...", "Oops - ...", "Wait, no - ...".
