@@ -245,6 +245,8 @@ def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) 
         ("I run 5 km a day.", "Upped it to 8 km a day."),
         ("What I drive is a Subaru.", "I drive a Honda now."),
         ("I moved from Paris to Berlin.", "I moved from Berlin to Paris."),  # one value, sorted
+        ("the pharmacy opens at 9", "pharmacy opens at 10am"),
+        ("I keep the bikes.", "I keep the bikes in the garage."),  # a detail added is kept
         ("I grew up in New York City.", "I grew up in LA."),
         # a name spelled anew, and said to be
         ("My son's teacher is Mr. Thomson.", "My son's teacher spells it Thompson, with a p."),
@@ -341,6 +343,12 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         # British clock times
         ("Pilates is at half five on Tuesdays", "Pilates is at 5:30 on Tuesdays"),
         ("the shop closes at 17.30", "The shop closes at 5:30 pm."),
+        # a bare hour is either clock time; "for" and "at" a time are one; words moved from
+        # the subject to the value; a tag the parser gives either way
+        ("the pharmacy opens at 9", "pharmacy opens at 9am"),
+        ("my alarm is set for 5:45", "alarm's at quarter to six"),
+        ("the kids' school starts at 8:45", "school starts at quarter to nine for the kids"),
+        ("the train leaves at 07:05", "train leaves at 7.05am"),
     ],
 )
 def test_restatements(reader: StatementReader, old: str, new: str) -> None:

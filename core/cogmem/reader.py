@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
-from .clauses import word
+from .clauses import FAMILY_WORDS, word
 from .errors import CogmemError
 from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 from .statements import MAX_WORDS, Claim, Statement, read_doc
@@ -115,9 +115,11 @@ _GIST_SKIPS = frozenset({"a", "an", "the", "i", "my", "me", "mine", "myself"})
 
 
 def _gist(doc: Any) -> list[str]:
-    """:attr:`Statement.gist` of one parsed line (verbs as written: their tense counts)."""
+    """:attr:`Statement.gist` of one parsed line: its words as written (so that tense counts,
+    and a tag the small parser gives one way or the other does not: "leaves" as a verb or
+    as leaves), in US spelling, family words in one form."""
     return [
-        us_spelling(t.lower_) if t.pos_ in ("VERB", "AUX") else word(t)
+        FAMILY_WORDS.get(t.lower_, us_spelling(t.lower_))
         for t in doc
         if not (t.is_punct or t.is_space)
         and t.lower_ not in _GIST_SKIPS

@@ -300,6 +300,9 @@ def _agree(old: Claim, new: Claim) -> bool:
             frozenset(old.value) == frozenset(new.value)
             or _said(old) == _said(new)
             or only_abbreviated(old.content, new.content)  # "12 years" / "12 yrs"
+            or _same_hours(sorted(old.content), sorted(new.content))  # "at 9" / "at 9am"
+            or _moved(old, new)
+            or _moved(new, old)
         )
         and old.negated == new.negated
         and old.state == new.state
@@ -307,11 +310,41 @@ def _agree(old: Claim, new: Claim) -> bool:
     )
 
 
+def _moved(a: Claim, b: Claim) -> bool:
+    """Whether ``b``'s value is ``a``'s and words of ``a``'s subject ("the kids' school
+    starts at 8:45" / "school starts at 8:45 for the kids")."""
+    extra = b.content - a.content
+    words = set(a.subject.split())
+    return bool(extra) and a.content <= b.content and extra <= words
+
+
 def _roles_agree(old: Claim, new: Claim) -> bool:
-    """Whether no object the two share stands after another preposition in one ("from
-    Paris to Berlin" / "from Berlin to Paris" do not agree; "in Lyon" / "Lyon" do)."""
+    """Whether no object the two share goes the other way in one ("from Paris to Berlin" /
+    "from Berlin to Paris" do not agree; "in Lyon" / "Lyon", "for 5:45" / "at 5:45" do)."""
     theirs = _objects(old.roles)
-    return all(theirs[o] == p for o, p in _objects(new.roles).items() if o in theirs)
+    return not any(
+        {theirs[o], p} & _FROM and {theirs[o], p} & _TO
+        for o, p in _objects(new.roles).items()
+        if o in theirs
+    )
+
+
+_FROM = frozenset({"from", "off", "out"})
+_TO = frozenset({"to", "into", "onto", "toward", "towards"})
+
+
+def _same_hours(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether two word sequences are one, an hour written bare in one and as a clock time in
+    the other ("at 9" / "at 09:00", "at 7" / "at 19:00": a bare hour is either)."""
+    return len(a) == len(b) and all(x == y or _one_hour(x, y) for x, y in zip(a, b))
+
+
+def _one_hour(x: str, y: str) -> bool:
+    bare, clock = (x, y) if x.isdigit() else (y, x)
+    if not bare.isdigit() or not (1 <= int(bare) <= 12) or not clock.endswith(":00"):
+        return False
+    hour = clock[:-3]
+    return hour.isdigit() and int(hour) % 12 == int(bare) % 12
 
 
 def _objects(roles: frozenset[str]) -> dict[str, str]:
@@ -353,7 +386,7 @@ def relate(
     theirs, ours = named_in(old), named_in(new)
     if theirs and ours and not share_a_person(theirs, ours):
         return Relation("different")  # other people: whatever the clauses say, not one fact
-    if only_abbreviated(old.words, new.words) or (old.gist and old.gist == new.gist):
+    if only_abbreviated(old.words, new.words) or (old.gist and _same_hours(old.gist, new.gist)):
         # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green"
         said = old.claims or new.claims  # one reading is enough: they say the same
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
@@ -542,7 +575,8 @@ class Versions:
         ``later`` that may update it (see :attr:`Evidence.doubts`). Only the memories of
         ``later`` that name a person of ``best`` (not the user: nearly every text is the
         user's) are read; the first ``len(best)`` of them that change something without
-        naming what are compared."""
+        naming what are compared, and of those that may update a memory, the one whose new
+        value fits it best (:meth:`_fit`; ties: the newest) is its pair."""
         read = self.reader.read_many([r.text for r in best])
         people = {p for statement in read for p in people_of(statement)} - {"user"}
         if not people:
@@ -589,8 +623,9 @@ class Evidence:
         doubts: ``(older id, newer id)``: a later memory, less relevant to the query, in which
             the older one's subject says they changed something, to a value of the older
             value's kind ("Chen said they moved on to Dune." for "Chen's book club pick is
-            Neuromancer."). Which slot changed is not said: the older ranks below it, and
-            it takes no place of the older's.
+            Neuromancer."), one per older memory: the change whose new value fits it best.
+            Which slot changed is not said: the change answers the query as well as the
+            older, which ranks right below it (:func:`cogmem.scoring.score_candidates`).
     """
 
     updates: tuple[tuple[str, str], ...] = ()
