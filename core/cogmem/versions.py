@@ -52,8 +52,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
-import Stemmer
 
+from .agreement import agree, same_hours
 from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
@@ -292,81 +292,6 @@ def _key(claim: Claim) -> tuple[str, str, frozenset[str], bool]:
     return (claim.subject, claim.predicate, frozenset(claim.value), claim.negated)
 
 
-def _agree(old: Claim, new: Claim) -> bool:
-    """Whether two claims on one slot say the same of it: the same value, negation and
-    tense ("lives" and "is living"; not "lived", a past that may no longer hold)."""
-    return (
-        (
-            frozenset(old.value) == frozenset(new.value)
-            or _said(old) == _said(new)
-            or only_abbreviated(old.content, new.content)  # "12 years" / "12 yrs"
-            or _same_hours(sorted(old.content), sorted(new.content))  # "at 9" / "at 9am"
-            or _moved(old, new)
-            or _moved(new, old)
-        )
-        and old.negated == new.negated
-        and old.state == new.state
-        and (not old.roles or not new.roles or _roles_agree(old, new))
-    )
-
-
-def _moved(a: Claim, b: Claim) -> bool:
-    """Whether ``b``'s value is ``a``'s and words of ``a``'s subject ("the kids' school
-    starts at 8:45" / "school starts at 8:45 for the kids")."""
-    extra = b.content - a.content
-    words = set(a.subject.split())
-    return bool(extra) and a.content <= b.content and extra <= words
-
-
-def _roles_agree(old: Claim, new: Claim) -> bool:
-    """Whether no object the two share goes the other way in one ("from Paris to Berlin" /
-    "from Berlin to Paris" do not agree; "in Lyon" / "Lyon", "for 5:45" / "at 5:45" do)."""
-    theirs = _objects(old.roles)
-    return not any(
-        {theirs[o], p} & _FROM and {theirs[o], p} & _TO
-        for o, p in _objects(new.roles).items()
-        if o in theirs
-    )
-
-
-_FROM = frozenset({"from", "off", "out"})
-_TO = frozenset({"to", "into", "onto", "toward", "towards"})
-
-
-def _same_hours(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Whether two word sequences are one, an hour written bare in one and as a clock time in
-    the other ("at 9" / "at 09:00", "at 7" / "at 19:00": a bare hour is either)."""
-    return len(a) == len(b) and all(x == y or _one_hour(x, y) for x, y in zip(a, b))
-
-
-def _one_hour(x: str, y: str) -> bool:
-    bare, clock = (x, y) if x.isdigit() else (y, x)
-    if not bare.isdigit() or not (1 <= int(bare) <= 12) or not clock.endswith(":00"):
-        return False
-    hour = clock[:-3]
-    return hour.isdigit() and int(hour) % 12 == int(bare) % 12
-
-
-def _objects(roles: frozenset[str]) -> dict[str, str]:
-    """object -> its preposition."""
-    pairs = (role.split(" ", 1) for role in roles)
-    return {obj: prep for prep, obj in pairs}
-
-
-_STEMMER = Stemmer.Stemmer("english")
-
-
-def _said(claim: Claim) -> frozenset[str]:
-    """What a claim's value says, whatever the inflection, punctuation and prepositions:
-    its content words, stemmed, letters and digits only ("climbing gym" / "climb gym";
-    "Nebula5G." / "Nebula5 G" read as one word when the complement spells it so)."""
-    words = {w for w in (re.sub(r"\W", "", w) for w in claim.content) if w}
-    spelled = {w for w in (re.sub(r"\W", "", w) for w in claim.complement.split()) if w}
-    if spelled and spelled == words:  # the value is the complement: read as one string
-        return frozenset({"".join(re.sub(r"\W", "", claim.complement))})
-    return frozenset(_STEMMER.stemWords(sorted(words)))
-
-
 def relate(
     old: Statement, new: Statement, similar: PhraseSimilarity, cosine: float | None = None
 ) -> Relation:
@@ -386,7 +311,7 @@ def relate(
     theirs, ours = named_in(old), named_in(new)
     if theirs and ours and not share_a_person(theirs, ours):
         return Relation("different")  # other people: whatever the clauses say, not one fact
-    if only_abbreviated(old.words, new.words) or (old.gist and _same_hours(old.gist, new.gist)):
+    if only_abbreviated(old.words, new.words) or (old.gist and same_hours(old.gist, new.gist)):
         # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green"
         said = old.claims or new.claims  # one reading is enough: they say the same
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
@@ -399,11 +324,11 @@ def relate(
         for j, b in enumerate(new.claims):
             slot = _same_slot(a, b, similar)
             one = slot or _key(a) == _key(b) or _one_predicate(a, b, similar)
-            if one and _agree(a, b):
+            if one and agree(a, b):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order)
                 agreed_new.add(j)
                 continue
-            if one and _agree(a, replace(b, state=a.state)):
+            if one and agree(a, replace(b, state=a.state)):
                 retold = True  # the same said in another tense: "lives" / "lived"
             if not (a.state and b.state) or i in agreed_old:
                 continue

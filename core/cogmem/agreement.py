@@ -1,0 +1,98 @@
+"""Whether two claims on one slot say the same of it, whatever the wording of the value:
+
+* the same value words, or the same stemmed content ("climbing gym" / "climb gym");
+* abbreviations ("12 years" / "12 yrs", :mod:`cogmem.shortforms`);
+* a bare hour and a clock time ("at 9" / "at 09:00": a bare hour is either 9:00 or 21:00);
+* words moved from the subject into the value ("the kids' school starts at 8:45" / "school
+  starts at 8:45 for the kids");
+
+and the same negation and tense, and no object that goes the other way ("from Paris to
+Berlin" / "from Berlin to Paris").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import Stemmer
+
+from .shortforms import only_abbreviated
+from .statements import Claim
+
+__all__ = ["agree", "same_hours"]
+
+
+def agree(old: Claim, new: Claim) -> bool:
+    """Whether two claims on one slot say the same of it: the same value, negation and
+    tense ("lives" and "is living"; not "lived", a past that may no longer hold)."""
+    return (
+        (
+            frozenset(old.value) == frozenset(new.value)
+            or _said(old) == _said(new)
+            or only_abbreviated(old.content, new.content)  # "12 years" / "12 yrs"
+            or same_hours(sorted(old.content), sorted(new.content))  # "at 9" / "at 9am"
+            or _moved(old, new)
+            or _moved(new, old)
+        )
+        and old.negated == new.negated
+        and old.state == new.state
+        and (not old.roles or not new.roles or _roles_agree(old, new))
+    )
+
+
+def _moved(a: Claim, b: Claim) -> bool:
+    """Whether ``b``'s value is ``a``'s and words of ``a``'s subject ("the kids' school
+    starts at 8:45" / "school starts at 8:45 for the kids")."""
+    extra = b.content - a.content
+    words = set(a.subject.split())
+    return bool(extra) and a.content <= b.content and extra <= words
+
+
+def _roles_agree(old: Claim, new: Claim) -> bool:
+    """Whether no object the two share goes the other way in one ("from Paris to Berlin" /
+    "from Berlin to Paris" do not agree; "in Lyon" / "Lyon", "for 5:45" / "at 5:45" do)."""
+    theirs = _objects(old.roles)
+    return not any(
+        {theirs[o], p} & _FROM and {theirs[o], p} & _TO
+        for o, p in _objects(new.roles).items()
+        if o in theirs
+    )
+
+
+_FROM = frozenset({"from", "off", "out"})
+_TO = frozenset({"to", "into", "onto", "toward", "towards"})
+
+
+def same_hours(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether two word sequences are one, an hour written bare in one and as a clock time in
+    the other ("at 9" / "at 09:00", "at 7" / "at 19:00": a bare hour is either)."""
+    return len(a) == len(b) and all(x == y or _one_hour(x, y) for x, y in zip(a, b))
+
+
+def _one_hour(x: str, y: str) -> bool:
+    bare, clock = (x, y) if x.isdigit() else (y, x)
+    if not bare.isdigit() or not (1 <= int(bare) <= 12) or not clock.endswith(":00"):
+        return False
+    hour = clock[:-3]
+    return hour.isdigit() and int(hour) % 12 == int(bare) % 12
+
+
+def _objects(roles: frozenset[str]) -> dict[str, str]:
+    """object -> its preposition."""
+    pairs = (role.split(" ", 1) for role in roles)
+    return {obj: prep for prep, obj in pairs}
+
+
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def _said(claim: Claim) -> frozenset[str]:
+    """What a claim's value says, whatever the inflection, punctuation and prepositions:
+    its content words, stemmed, letters and digits only ("climbing gym" / "climb gym";
+    "Nebula5G." / "Nebula5 G" read as one word when the complement spells it so)."""
+    words = {w for w in (re.sub(r"\W", "", w) for w in claim.content) if w}
+    spelled = {w for w in (re.sub(r"\W", "", w) for w in claim.complement.split()) if w}
+    if spelled and spelled == words:  # the value is the complement: read as one string
+        return frozenset({"".join(re.sub(r"\W", "", claim.complement))})
+    return frozenset(_STEMMER.stemWords(sorted(words)))
