@@ -128,6 +128,15 @@ def test_change_marks() -> None:
     assert not marks_revision("It's not Tuesday.")  # a negation alone revises nothing
 
 
+def test_what_the_small_parser_misreads_in_a_change(reader: StatementReader) -> None:
+    """ "lives" tagged a plural noun is still the verb "live"; "moved everything over to X"
+    names no thing that is set to X (the change is the speaker's)."""
+    (lives,) = reader.read("My mum lives in Cardiff").claims
+    assert lives.predicate == "live"
+    (moved,) = reader.read("Moved everything over to Bitwarden.").claims
+    assert (moved.subject, moved.predicate) == ("user", "move over")
+
+
 def test_a_chat_fragment_that_opens_with_a_past_verb_is_the_speakers(
     reader: StatementReader,
 ) -> None:

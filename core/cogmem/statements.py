@@ -51,10 +51,35 @@ __all__ = [
     "CHANGE_VERBS",
     "MAX_WORDS",
     "PRONOUNS",
+    "TIME_WORDS",
     "Claim",
     "Statement",
     "read_doc",
 ]
+
+#: Words that name a time: months, weekdays, "today", "week", "morning", seasons.
+TIME_WORDS = frozenset(
+    {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)}
+    | {d.lower() + "s" for d in calendar.day_name}
+    | {
+        "today",
+        "tomorrow",
+        "yesterday",
+        "week",
+        "month",
+        "year",
+        "weekend",
+        "morning",
+        "evening",
+        "night",
+        "afternoon",
+        "spring",
+        "summer",
+        "autumn",
+        "fall",
+        "winter",
+    }
+)
 
 #: A text of more words than this is a document, not a statement: its claims are not read (a
 #: memory is a sentence or a few; a parse costs time in proportion to the words).
@@ -501,11 +526,7 @@ def _lemma(verb: Any, known: frozenset[str]) -> str:
 
 
 _WHEN = re.compile(r"^(?:\d{1,4}(?:[.:]\d{2})+|\d{1,2}(?:st|nd|rd|th))$")
-_WHEN_WORDS = frozenset(
-    {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)}
-    | {"today", "tomorrow", "tonight", "noon", "midnight", "morning", "evening", "afternoon"}
-    | {"weekend", "week", "month", "year", "next"}
-)
+_WHEN_WORDS = TIME_WORDS | {"tonight", "noon", "midnight", "next"}
 
 
 def _is_when(token: Any) -> bool:

@@ -45,7 +45,6 @@ Nothing here reads the clock or a store; the similarity of short phrases is aske
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -59,7 +58,7 @@ from .phrases import PhraseSimilarity
 from .reader import StatementReader
 from .records import MemoryRecord
 from .shortforms import only_abbreviated, respelled
-from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, Claim, Statement
+from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, TIME_WORDS, Claim, Statement
 
 __all__ = [
     "COMPLEMENT_KIN",
@@ -83,6 +82,11 @@ SYNONYM_KIN = 0.8
 #: A newer text that says it changes something updates an older one this close to it.
 MARKED_TOPIC = 0.5
 _WORD = re.compile(r"\w+")
+# Every word form of a bare change's verb (BARE_CHANGES), and more: only texts that have one
+# are parsed when a search looks for changes that name no slot.
+_MAY_BE_BARE = re.compile(
+    r"\b(?:switch\w*|mov\w*|chang\w*|transition\w*|go|goes|going|gone|went)\b", re.IGNORECASE
+)
 _COPULAS = frozenset({"be", "become", "remain", "stay", "seem", "feel", "look"})
 # Predicates that fill one attribute though the embedder places them apart ("I'm based in
 # Austin" / "I live in Denver"; "I joined Meta" / "I work at Google").
@@ -90,28 +94,6 @@ _KIN = {
     **dict.fromkeys(("live", "reside", "base", "settle", "move", "relocate"), "home"),
     **dict.fromkeys(("work", "join", "employ", "hire"), "job"),
 }
-_TIME_WORDS = frozenset(
-    {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)}
-    | {d.lower() + "s" for d in calendar.day_name}
-    | {
-        "today",
-        "tomorrow",
-        "yesterday",
-        "week",
-        "month",
-        "year",
-        "weekend",
-        "morning",
-        "evening",
-        "night",
-        "afternoon",
-        "spring",
-        "summer",
-        "autumn",
-        "fall",
-        "winter",
-    }
-)
 # Words that only say when, beside the names of times: "last week", "a while ago".
 _WHEN_ELSE = frozenset({"last", "ago", "recently", "while", "lately", "earlier", "since"})
 _PREPOSITIONS = frozenset(
@@ -285,7 +267,7 @@ def _changes_to_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
 def _when_word(word: str) -> bool:
     """A number or a time word: shared by unrelated claims ("graduated in 2012" / "married in
     2012"), so it never ties two claims together alone."""
-    return any(ch.isdigit() for ch in word) or word in _TIME_WORDS
+    return any(ch.isdigit() for ch in word) or word in TIME_WORDS
 
 
 def _key(claim: Claim) -> tuple[str, str, frozenset[str], bool]:
@@ -402,7 +384,7 @@ def _value_phrase(claim: Claim) -> str:
     """A claim's value without its prepositions and the words that place it in time
     ("dune" for "moved on to Dune"; "fastmail" for "switched to fastmail last week")."""
     return " ".join(
-        w for w in claim.value if w not in _PREPOSITIONS and w not in _TIME_WORDS | _WHEN_ELSE
+        w for w in claim.value if w not in _PREPOSITIONS and w not in TIME_WORDS | _WHEN_ELSE
     )
 
 
@@ -499,14 +481,19 @@ class Versions:
         """``(older id, newer id)`` pairs of a memory of ``best`` and a newer one of
         ``later`` that may update it (see :attr:`Evidence.doubts`). Only the memories of
         ``later`` that name a person of ``best`` (not the user: nearly every text is the
-        user's) are read; the first ``len(best)`` of them that change something without
-        naming what are compared, and of those that may update a memory, the one whose new
-        value fits it best (:meth:`_fit`; ties: the newest) is its pair."""
+        user's) and have a word form of a bare change's verb are read; the first
+        ``len(best)`` of them that change something without naming what are compared, and of
+        those that may update a memory, the one whose new value fits it best (:meth:`_fit`;
+        ties: the newest) is its pair."""
         read = self.reader.read_many([r.text for r in best])
         people = {p for statement in read for p in people_of(statement)} - {"user"}
         if not people:
             return ()
-        named = [r for r in later if people & set(_WORD.findall(r.text.lower()))]
+        named = [
+            r
+            for r in later
+            if people & set(_WORD.findall(r.text.lower())) and _MAY_BE_BARE.search(r.text)
+        ]
         if not named:
             return ()
         bare = [
