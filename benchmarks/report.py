@@ -53,6 +53,13 @@ QUALITY: dict[str, list[str]] = {
         "--paths",
         "semantic,default,episodic-default,middleware",
     ],
+    "versions_dev2": [
+        "benchmarks/versions.py",
+        "--set",
+        "benchmarks/data/versions/dev2.jsonl",
+        "--fillers",
+        "benchmarks/data/versions/dev2_fillers.jsonl",
+    ],
     "versions_heldout": [
         "benchmarks/versions.py",
         "--set",

@@ -21,7 +21,14 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
-__all__ = ["calendar_dates", "canonical_text", "clock_times", "unshouted", "us_spelling"]
+__all__ = [
+    "calendar_dates",
+    "canonical_text",
+    "clock_times",
+    "unchatted",
+    "unshouted",
+    "us_spelling",
+]
 
 # h[:mm] followed by am/pm, or by "in the morning/afternoon/evening/at night".
 _CLOCK = re.compile(
@@ -176,14 +183,51 @@ def canonical_text(text: str) -> str:
     """
     from text_to_num import alpha2digit
 
-    text = unshouted(text)
+    text = unshouted(unchatted(text))
     try:
         digits = alpha2digit(text, "en", threshold=0)
     except Exception:  # the parser of number words must never lose a write: keep the words
         digits = text
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
-    return _GLUED.sub("", calendar_dates(clock_times(spelled_is(apostrophised(digits)))))
+    said = calendar_dates(clock_times(spelled_is(apostrophised(digits))))
+    return _GLUED.sub("", _COMPOUND.sub(_us_compound, said))
+
+
+# A hyphenated compound ("grey-green"): spelled part by part before it is glued into one word.
+_COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
+
+
+def _us_compound(match: re.Match[str]) -> str:
+    return "-".join(us_spelling(part) if part.islower() else part for part in match[0].split("-"))
+
+
+# Words chat adds that say nothing of the statement ("im vegan lol").
+_INTERJECTIONS = re.compile(
+    r"[,;]?\s*\b(?:lol+|lmao|lmfao|rofl|ha(?:ha)+|he(?:he)+|omg|xd|ugh|yay|woo+hoo+|yikes|"
+    r"tbh|imo|imho|smh)\b[!.]*",
+    re.IGNORECASE,
+)
+# "#" standing alone for "number" ("my flight # is UA882", "new # is 555-0199").
+_HASH = re.compile(r"(?<!\S)#(?!\S)")
+# "3x a week": "3 times" ("2x4", a size, stays).
+_TIMES_X = re.compile(r"\b(\d+)\s?x\b(?![\d.])", re.IGNORECASE)
+
+
+def unchatted(text: str) -> str:
+    """``text`` without emoji and the interjections chat adds, and with a lone "#" read as
+    "number": what the parser would otherwise take for words of the statement.
+
+    >>> unchatted("im lactose intolerant lol 🥛🚫")
+    'im lactose intolerant'
+    >>> unchatted("my flight # is ua882 ✈️, gym 3x a week")
+    'my flight number is ua882, gym 3 times a week'
+    """
+    import emoji
+
+    spoken = _INTERJECTIONS.sub("", emoji.replace_emoji(text, replace=""))
+    spoken = _TIMES_X.sub(r"\1 times", _HASH.sub("number", spoken))
+    return re.sub(r"\s+(?=[,.;:!?])", "", re.sub(r"\s{2,}", " ", spoken)).strip()
 
 
 # Contractions chat writes without the apostrophe, where no English word is spelled so ("ill",

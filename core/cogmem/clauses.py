@@ -113,6 +113,11 @@ def subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
     lower = head.lower_
     if lower in FIRST_PERSON:
         return speaker, "", True
+    # "My uncle Teodor's birthday is ...", parsed as "uncle" with "Teodor's birthday" beside
+    # it: what is said is of the birthday
+    owned = next((c for c in head.children if c.dep_ == "appos" and c.i > head.i), None)
+    if owned is not None and any(g.dep_ == "poss" for g in owned.children):
+        return subject_phrase(owned, speaker)
     if head.pos_ == "PRON":
         return lower, "", True
     # an owner named by a pronoun ("their car") is unresolved: the phrase is read without it

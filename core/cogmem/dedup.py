@@ -1,41 +1,23 @@
 """Write-time dedup: does a new write restate a stored memory, or update it?
 
-Cosine similarity cannot tell "The flight is on May 3." from "The flight is on May 13.": the two
-are nearly the same vector (cosine 0.95 with all-MiniLM-L6-v2, above the 0.92 at which dedup
-used to merge). So a write is compared with its nearest neighbours word by word, with the words
-the BM25 tokenizer splits (:func:`cogmem.lexical.word_spans`), lowercased:
-
-* **same** (a restatement): the same words up to case, punctuation, whitespace, articles, and a
-  framing phrase at either edge ("Note:", "FYI,", "Just a reminder that", ", as mentioned"). A
-  framing phrase is short, holds no word that carries meaning (below), and either consists of
-  framing and function words or is set off from the statement by punctuation.
-* **changed**: a word that carries meaning was replaced, added or dropped: a number (amounts,
-  times, versions: any word with a digit), a month or weekday or relative time, a proper name
-  (capitalised inside a sentence), a negation ("not", "no longer", "isn't"), a reversal
-  ("wrong", "formerly"), a hedge ("maybe"), a condition ("until", "if"), or one content word
-  swapped for another ("dark" → "light").
-* **unclear**: any other difference: an inflection ("lives" → "lived", same stem), or a plain
-  word added or dropped inside the sentence ("still", "green").
-
-:func:`decide` turns the comparisons with a write's neighbours into what the write does: merge
-into a restated memory, or store the write as a new memory (recording it as the newer version of
-the neighbour it updates), asking an optional judge about an ``unclear`` pair. Nothing here
-reads Chroma or the clock.
+A write is compared with its nearest neighbours (:mod:`cogmem.neighbours`) by what the two are
+about (:func:`cogmem.versions.relate`) and word by word (:func:`cogmem.differences.compare`:
+the same, changed, or unclear). :func:`decide` turns those comparisons into what the write
+does: merge into a restated memory, or store the write as a new memory (recording it as the
+newer version of the neighbour it updates), asking an optional judge about an ``unclear`` pair.
+Nothing here reads Chroma or the clock.
 """
 
 from __future__ import annotations
 
-import calendar
-import difflib
-import functools
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
 from .config import CognitiveMemoryConfig
+from .differences import Comparison, compare
 from .history import formed
-from .lexical import STOPWORDS_EN, Tokenizer, word_spans
+from .lexical import Tokenizer
 from .records import MemoryRecord, WriteAction
 from .versions import Relation
 
@@ -53,8 +35,6 @@ __all__ = [
 
 log = logging.getLogger("cogmem")
 
-Kind = Literal["same", "changed", "unclear"]
-
 NewerVersions = Callable[[str], Sequence[MemoryRecord]]
 """``memory_id -> records``: the memories that name ``memory_id`` as their previous version."""
 
@@ -66,109 +46,6 @@ _UNKNOWN = Relation("unknown")
 Judge = Callable[[str, str], bool]
 """``(stored_text, new_text) -> bool``: whether the new text says the same as the stored one.
 Asked only about ``unclear`` pairs; ``True`` merges, ``False`` (or an exception) stores."""
-
-# Words that frame a statement without adding to it, at either edge of a write.
-_FRAMING = frozenset(
-    {
-        "note", "notes", "noted", "nb", "ps", "psa", "fyi", "btw", "reminder", "remind",
-        "reminding", "remember", "recall", "forget", "update", "again", "also", "just", "so",
-        "ok", "okay", "well", "hey", "hi", "oh", "quick", "heads", "up", "please", "kindly",
-        "repeat", "repeating", "recap", "record", "mention", "mentioned", "said", "say",
-        "told", "tell", "stated", "know", "aware", "keep", "mind", "way", "information",
-        "reference", "info", "like", "anyway", "really", "actually", "basically",
-    }
-)  # fmt: skip
-_ARTICLES = frozenset({"a", "an", "the"})
-_NEGATIONS = frozenset(
-    {
-        "not", "no", "never", "nor", "none", "nobody", "nothing", "neither", "nowhere",
-        "without", "anymore",
-    }
-)  # fmt: skip
-_REVERSALS = frozenset(
-    {
-        "wrong", "incorrect", "false", "untrue", "outdated", "obsolete", "cancelled",
-        "canceled", "formerly", "former", "previously", "deprecated", "retracted",
-    }
-)  # fmt: skip
-_HEDGES = frozenset(
-    {
-        "maybe", "perhaps", "probably", "possibly", "might", "likely", "unlikely", "unsure",
-        "apparently", "reportedly", "allegedly", "supposedly",
-    }
-)  # fmt: skip
-_ORDINALS = frozenset(
-    {
-        "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-        "tenth", "last", "next", "previous", "half", "twice", "double", "triple",
-    }
-)  # fmt: skip
-_CONDITIONS = frozenset(
-    {"if", "unless", "until", "till", "since", "after", "before", "during", "while", "except"}
-)
-_TIMES = frozenset(
-    {name.lower() for name in (*calendar.month_name[1:], *calendar.day_name) if name}
-    | {
-        "today", "tomorrow", "yesterday", "tonight", "morning", "afternoon", "evening",
-        "night", "noon", "midnight", "weekend", "weekday", "weekdays", "week", "month",
-        "year", "daily", "weekly", "monthly", "yearly", "annually", "ago", "soon", "later",
-        "earlier",
-    }
-) - {"may"}  # fmt: skip
-# The stop words that only glue a framing phrase together ("as I said", "for your reference").
-_FUNCTION = STOPWORDS_EN - _NEGATIONS - _CONDITIONS - {"don", "t", "again"}
-# A newer version shares at least this share of its words with the older one.
-_MIN_OVERLAP = 0.5
-# A framing phrase is at most this many words.
-_MAX_FRAME = 6
-# Punctuation that sets a framing phrase off from the statement ("Note:", "FYI,", "(again)").
-_SET_OFF = frozenset(":,;-–—()[]")
-# After these, a capital letter starts a sentence or clause and says nothing about names.
-_CLAUSE_END = frozenset('.!?:;"“”‘’([')
-# Contractions the tokenizer splits in two ("isn't" -> "isn", "t"): the verb they negate.
-_NOT_CONTRACTED = {"won": "will", "can": "can", "shan": "shall", "ain": "is"}
-
-
-@dataclass(frozen=True, slots=True)
-class _Word:
-    """One word of a text as dedup reads it."""
-
-    lower: str
-    surface: str
-    initial: bool  # first in its sentence or clause: a capital letter there is no name
-    set_off: bool  # punctuation that sets a phrase off follows it
-
-
-@dataclass(frozen=True, slots=True)
-class Comparison:
-    """How a new text differs from a stored one.
-
-    Attributes:
-        kind: ``same`` (a restatement), ``changed`` (a word that carries meaning differs) or
-            ``unclear`` (another difference; see the module docstring).
-        changes: What differs, readably: ``"'3' -> '13'"``, ``"+'not'"``, ``"-'still'"``.
-        overlap: The share of words the two texts have in common,
-            ``2 · matched / (len(stored) + len(new))`` (difflib's ratio), in [0, 1].
-        subject_changed: A change is at the very start of the sentence or of a possessor
-            ("Lena's" -> "Maria's"): the texts are about different things, not two versions
-            of one.
-    """
-
-    kind: Kind
-    changes: tuple[str, ...] = ()
-    overlap: float = 1.0
-    subject_changed: bool = False
-
-    @property
-    def one_detail(self) -> bool:
-        """A single detail changed: one run of words that carry meaning, the rest the same."""
-        return self.kind == "changed" and len(self.changes) == 1
-
-    @property
-    def rewording(self) -> bool:
-        """Most words are shared (``overlap`` ≥ 0.5): one text is a version of the other, not
-        another statement that merely embeds nearby."""
-        return self.overlap >= _MIN_OVERLAP
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,154 +80,6 @@ class Decision:
     existing_id: str | None = None
     changes: tuple[str, ...] = ()
     rewritten: tuple[MemoryRecord, ...] = ()
-
-
-@functools.lru_cache(maxsize=4096)
-def _words(text: str) -> tuple[_Word, ...]:
-    """The words of ``text`` as dedup compares them: lowercased, articles dropped, "n't" read
-    as "not", each with what its surroundings say (sentence-initial, set off). The last
-    texts' are kept: a write compares one text with many, and a neighbour with many writes."""
-    spans = word_spans(text)
-    words: list[_Word] = []
-    for n, (word, start) in enumerate(spans):
-        end = start + len(word)
-        before = text[:start].rstrip()
-        after = text[end : spans[n + 1][1]] if n + 1 < len(spans) else text[end:]
-        lower = word.lower()
-        initial = not before or before[-1] in _CLAUSE_END
-        set_off = any(ch in _SET_OFF for ch in after)
-        contracted = (
-            lower == "t" and words and words[-1].lower.endswith("n") and before[-1:] in "'’"
-        )
-        if contracted:  # "isn" + "t" -> "is" + "not"
-            verb = words.pop()
-            base = _NOT_CONTRACTED.get(verb.lower, verb.lower[:-1])
-            words.append(_Word(base, base, verb.initial, False))
-            words.append(_Word("not", "not", False, set_off))
-            continue
-        if lower == "cannot":
-            words.append(_Word("can", word[:3], initial, False))
-            words.append(_Word("not", "not", False, set_off))
-            continue
-        if lower in _ARTICLES:
-            if set_off and words:  # keep the punctuation that followed it
-                words[-1] = replace(words[-1], set_off=True)
-            continue
-        words.append(_Word(lower, word, initial, set_off))
-    return tuple(words)
-
-
-def _salience(word: _Word) -> str | None:
-    """The kind of meaning ``word`` carries that a restatement may not change, if any."""
-    lower = word.lower
-    if any(ch.isdigit() for ch in lower) or lower in _ORDINALS:
-        return "number"
-    if lower in _NEGATIONS:
-        return "negation"
-    if lower in _REVERSALS:
-        return "reversal"
-    if lower in _HEDGES:
-        return "hedge"
-    if lower in _CONDITIONS:
-        return "condition"
-    if lower in _TIMES or word.surface == "May":
-        return "time"
-    if word.surface[:1].isupper() and not word.initial and lower != "i":
-        return "name"
-    return None
-
-
-def _is_framing(phrase: Sequence[_Word], set_off: bool) -> bool:
-    """Whether ``phrase``, at an edge of a text, only frames the statement ("Note:", "FYI,",
-    "Just a reminder that", ", as mentioned"); ``set_off``: punctuation parts it from it."""
-    if not phrase:
-        return True
-    if len(phrase) > _MAX_FRAME:
-        return False
-    for n, word in enumerate(phrase):
-        # "don't forget", "never forget": a negation of the framing verb, not of the statement
-        negates_frame = n + 1 < len(phrase) and phrase[n + 1].lower in _FRAMING
-        if _salience(word) and not (_salience(word) == "negation" and negates_frame):
-            return False
-    plain = all(w.lower in _FRAMING or w.lower in _FUNCTION for w in phrase)
-    return plain or set_off or phrase[-1].lower == "that"
-
-
-def _edge_framing(
-    a: Sequence[_Word], b: Sequence[_Word], op: tuple[str, int, int, int, int]
-) -> bool:
-    """Whether a difference at the start or end of both texts is framing on each side."""
-    _, i1, i2, j1, j2 = op
-    if i1 == 0 and j1 == 0 and (i2 < len(a) or j2 < len(b)):  # a leading phrase
-        return all(
-            _is_framing(side[:end], bool(end) and side[end - 1].set_off)
-            for side, end in ((a, i2), (b, j2))
-        )
-    if i2 == len(a) and j2 == len(b) and (i1 > 0 or j1 > 0):  # a trailing phrase
-        return all(
-            _is_framing(side[start:], start > 0 and side[start - 1].set_off)
-            for side, start in ((a, i1), (b, j1))
-        )
-    return False
-
-
-def _describe(old: Sequence[_Word], new: Sequence[_Word]) -> str:
-    before = " ".join(w.surface for w in old)
-    after = " ".join(w.surface for w in new)
-    if not old:
-        return f"+'{after}'"
-    if not new:
-        return f"-'{before}'"
-    return f"'{before}' -> '{after}'"
-
-
-def compare(stored: str, new: str, tokenizer: Tokenizer) -> Comparison:
-    """How ``new`` differs from ``stored`` (see the module docstring for the three kinds).
-
-    Args:
-        stored: The stored memory's text.
-        new: The text being written.
-        tokenizer: The BM25 tokenizer of the store (its stemmer tells an inflection from a
-            swapped word).
-
-    Example:
-        >>> t = Tokenizer()
-        >>> compare("The flight is on May 3.", "Note: the flight is on May 3!", t).kind
-        'same'
-        >>> compare("The flight is on May 3.", "The flight is on May 13.", t)
-        Comparison(kind='changed', changes=("'3' -> '13'",), overlap=0.8, subject_changed=False)
-        >>> compare("Tom is allergic to nuts.", "Tom isn't allergic to nuts.", t).changes
-        ("+'not'",)
-    """
-    a, b = _words(stored), _words(new)
-    la, lb = [w.lower for w in a], [w.lower for w in b]
-    if la == lb:
-        return Comparison("same")
-    matcher = difflib.SequenceMatcher(None, la, lb, autojunk=False)
-    overlap = matcher.ratio()
-    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
-    inner = [op for op in ops if not _edge_framing(a, b, op)]
-    if not inner:
-        return Comparison("same", (), overlap)
-    kind: Kind = "unclear"
-    changes = []
-    subject = False
-    for tag, i1, i2, j1, j2 in inner:
-        subject = subject or (i1 == 0 and j1 == 0) or _possessor(a, i2) or _possessor(b, j2)
-        old, new_words = a[i1:i2], b[j1:j2]
-        changes.append(_describe(old, new_words))
-        if any(_salience(w) for w in (*old, *new_words)):
-            kind = "changed"
-        elif tag == "replace":
-            stems_old = sorted(tokenizer.stems([w.lower for w in old]))
-            if stems_old != sorted(tokenizer.stems([w.lower for w in new_words])):
-                kind = "changed"  # a content word swapped for another
-    return Comparison(kind, tuple(changes), overlap, subject)
-
-
-def _possessor(words: Sequence[_Word], end: int) -> bool:
-    """Whether the words before ``end`` own what follows ("Maria" in "Maria's team")."""
-    return 0 < end < len(words) and words[end].lower == "s"
 
 
 def _conflicts(stored: MemoryRecord, new: MemoryRecord, read: bool) -> tuple[str, ...]:

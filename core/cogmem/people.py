@@ -34,7 +34,15 @@ def people_of(statement: Statement) -> set[str]:
             found.add(claim.subject)
         if claim.owner:
             found.add(claim.owner.split()[0])
+            found |= _apposed(claim, statement)
     return found
+
+
+def _apposed(claim: Claim, statement: Statement) -> set[str]:
+    """The name in apposition to what someone owns, as a person ("Marisol" of "my
+    sister-in-law Marisol"): the subject's last word, when it is a name of the text."""
+    last = claim.subject.split()[-1]
+    return {last} if len(claim.thing) > 1 and last in statement.anchors else set()
 
 
 def named_in(statement: Statement) -> set[str]:

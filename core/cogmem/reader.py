@@ -111,7 +111,9 @@ class StatementReader:
 
 
 # Words chat drops that say nothing of what a statement is about.
-_GIST_SKIPS = frozenset({"a", "an", "the", "i", "my", "me", "mine", "myself"})
+_GIST_SKIPS = frozenset(
+    {"a", "an", "the", "i", "my", "me", "mine", "myself", "we", "our", "us", "ours"}
+)
 
 
 def _gist(doc: Any) -> list[str]:

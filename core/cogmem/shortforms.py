@@ -34,7 +34,7 @@ __all__ = ["RESPELLING", "only_abbreviated", "respelled"]
 # Words an initialism skips ("Department of Motor Vehicles"), articles that follow the
 # form ("a Master ..." / "an MBA") and the copula shorthand drops ("wifi pw: ...").
 _SKIPPED = frozenset({"a", "an", "the", "of", "and", "for", "in", "on", "at", "to", "&", "be"})
-_SHORTEST, _LONGEST = 2, 5
+_SHORTEST, _LONGEST = 2, 6
 
 
 def only_abbreviated(first: Iterable[str], second: Iterable[str]) -> bool:

@@ -369,6 +369,8 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             for t in _value(verb, skip)
             if t.pos_ in _VALUE_POS and t.lower_ not in _FILLERS and not t.is_space
         ]
+        if predicate not in BARE_CHANGES and _leads_in(verb, tokens):
+            continue  # "Airline rescheduled: ...", "Aunt Vera corrected me - ...": a lead-in
         if not tokens and predicate in BARE_CHANGES:
             tokens = _after(verb, heads)
         complement, kind = _complement(verb)
@@ -399,9 +401,26 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         if said_by and claim.subject == "it":  # "Kofi said it is ...": Kofi's, whatever it is
             claim = replace(claim, owner=said_by)
         claims.append(
-            _set_to(claim, verb, speaker) or _it_for(claim, verb, said_by, speaker) or claim
+            _set_to(claim, verb, speaker)
+            or _it_for(claim, verb, said_by, speaker)
+            or _owned_complement(claim, verb, speaker)
+            or claim
         )
     return claims
+
+
+def _leads_in(verb: Any, tokens: Sequence[Any]) -> bool:
+    """Whether a clause only leads into what follows a colon or dash ("Airline rescheduled:
+    ...", "Aunt Vera corrected me - ..."): it says nothing of its own but who told or did it
+    (at most a pronoun), and the mark comes right after it."""
+    if any(t.pos_ != "PRON" for t in tokens):
+        return False
+    after = verb.doc[verb.i + 1 : verb.i + 3]
+    rest = [t for t in after if not (t.pos_ == "PRON" and t.dep_ in ("dobj", "dative"))]
+    return bool(rest) and rest[0].text in _LEAD_MARKS
+
+
+_LEAD_MARKS = frozenset({":", "—", "–", "-", "--"})
 
 
 def _after(verb: Any, heads: set[int]) -> list[Any]:
@@ -460,6 +479,34 @@ def _it_for(claim: Claim, verb: Any, said_by: str, speaker: str) -> Claim | None
         value_kind=_kind(tokens),
         negated=claim.negated,
         state=True,
+    )
+
+
+def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
+    """ "Dr. Kowalski is my cardiologist" read as "my cardiologist is Dr. Kowalski": a name
+    said to be someone's role or thing, read with that role as the subject (the slot) and the
+    name as its value, as the other order says it. ``None`` for any other clause."""
+    if claim.predicate != "be" or not claim.person or claim.subject == speaker or claim.negated:
+        return None
+    if claim.subject in PRONOUNS or not verb.children:
+        return None
+    what = next((c for c in verb.children if c.dep_ == "attr"), None)
+    if what is None or not any(c.dep_ == "poss" for c in what.children):
+        return None
+    role, owner, _ = subject_phrase(what, speaker)
+    if not owner or role == owner:
+        return None
+    name = claim.subject.split()
+    return replace(
+        claim,
+        subject=role,
+        owner=owner,
+        value=tuple(sorted(name)),
+        complement=claim.subject,
+        complement_kind="name",
+        value_kind="name",
+        person=False,
+        roles=frozenset(),
     )
 
 

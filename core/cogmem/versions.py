@@ -34,7 +34,7 @@ same subject and attribute, with a different value::
   two people), or no slot in common.
 * **unknown** — one of the texts makes no claim the parser could read, or the claims agree
   but for tense or a name or number; the caller falls back on comparing words
-  (:func:`cogmem.dedup.compare`).
+  (:func:`cogmem.differences.compare`).
 
 :meth:`Versions.doubts` reads what a change that names no slot ("Chen said they moved on to
 Dune.") may have changed, for the read path.
@@ -96,6 +96,8 @@ _KIN = {
 }
 # Words that only say when, beside the names of times: "last week", "a while ago".
 _WHEN_ELSE = frozenset({"last", "ago", "recently", "while", "lately", "earlier", "since"})
+# The words that say whose a thing is ("my thyroid pill"), not what it is.
+_OWNED_BY = frozenset({"my", "your", "his", "her", "our", "their", "its"})
 _PREPOSITIONS = frozenset(
     {"in", "at", "on", "to", "for", "from", "with", "by", "as", "into", "near", "of"}
 )
@@ -143,11 +145,34 @@ def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
             kinds = {old.complement_kind or old.value_kind, new.complement_kind or new.value_kind}
             return kinds == {"number"} and any(w in _PREPOSITIONS for w in bare.value)
         return True
+    if _other_things(old, new):
+        return False
     if _head(old.complement) == _head(new.complement):
         return True
     if old.complement_kind == new.complement_kind and old.complement_kind in ("name", "number"):
         return True
     return similar(old.complement, new.complement) >= COMPLEMENT_KIN
+
+
+def _other_things(old: Claim, new: Claim) -> bool:
+    """Whether the objects of one verb name two things, as what else the clauses say shows:
+    the same number ("a size 9 shoe" / "a size 9 ring"), or each its own time ("my thyroid
+    pill at 6am" / "my vitamin D at 6pm"): the number or time is then what is said of each
+    thing, not a value the other changes. Objects that differ only in a number, or where one
+    names more of the same thing ("my pill" / "my thyroid pill"), are one thing."""
+    if old.predicate in _COPULAS or new.predicate in _COPULAS:
+        return False
+    a, b = old.complement.split(), new.complement.split()
+    words_a = {w for w in a if not _when_word(w)} - _OWNED_BY
+    words_b = {w for w in b if not _when_word(w)} - _OWNED_BY
+    if not (words_a - words_b and words_b - words_a):
+        return False
+    numbers_a = {w for w in a if _when_word(w)}
+    if numbers_a and numbers_a == {w for w in b if _when_word(w)}:
+        return True
+    times_a = {r for r in old.roles if _when_word(r.split(" ", 1)[-1])}
+    times_b = {r for r in new.roles if _when_word(r.split(" ", 1)[-1])}
+    return bool(times_a and times_b and times_a != times_b)
 
 
 def _same_subject(old: Claim, new: Claim) -> bool:
@@ -164,7 +189,12 @@ def _same_subject(old: Claim, new: Claim) -> bool:
             return False
         return names_a <= names_b or names_b <= names_a
     if old.person or new.person:
-        return False
+        person, other = (old, new) if old.person else (new, old)
+        words, others = person.subject.split(), other.subject.split()
+        if other.owner:  # "my sister Ana" / "Ana": a name in apposition is the person
+            return len(others) > len(words) and others[-len(words) :] == words
+        # a first name the small model tagged a common noun ("Greta drives a Volvo.")
+        return len(words) > 1 and other.subject in words[:1]
     if old.owner and new.owner and old.owner != new.owner:
         return False
     a, b = old.thing, new.thing
@@ -213,7 +243,23 @@ def _same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
 def _other_anchors(old: Statement, new: Statement) -> bool:
     """Whether one statement has a name, number or negation the other has not (a word
     tagged a name in one text only, "MARIA" shouted, is in both)."""
-    return any(a not in old.words or a not in new.words for a in old.anchors ^ new.anchors)
+    apart = {a for a in old.anchors ^ new.anchors if a not in old.words or a not in new.words}
+    return bool(apart) and not (_spaced(old.anchors, new.anchors, apart))
+
+
+def _spaced(old: frozenset[str], new: frozenset[str], apart: set[str]) -> bool:
+    """Whether the anchors the two do not share are one code written with and without a
+    space ("UA 882" / "ua882"): each one-piece anchor is exactly its parts on the other side."""
+    for whole, parts in ((old, new), (new, old)):
+        joined = [a for a in apart & whole if len(a) > 1]
+        pieces = apart & parts
+        if (
+            joined
+            and pieces
+            and all(sum(len(p) for p in pieces if p in w) == len(w) for w in joined)
+        ):
+            return all(any(p in w for w in joined) for p in pieces)
+    return False
 
 
 def _one_predicate(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
@@ -302,8 +348,12 @@ def relate(
     agreed_old: set[int] = set()
     agreed_new: set[int] = set()
     retold = False
+    things = False  # one verb of one subject, said of two things ("a size 9 shoe" / "ring")
     for i, a in enumerate(old.claims if readable else ()):
         for j, b in enumerate(new.claims):
+            things = things or (
+                a.predicate == b.predicate and _same_subject(a, b) and _other_things(a, b)
+            )
             slot = _same_slot(a, b, similar)
             one = slot or _key(a) == _key(b) or _one_predicate(a, b, similar)
             if one and agree(a, b):
@@ -322,6 +372,8 @@ def relate(
         return Relation("update", tuple(dict.fromkeys(changes)), sure=True)
     if guesses:
         return Relation("update", tuple(dict.fromkeys(guesses)))
+    if things and not agreed_old:
+        return Relation("different")
     every = len(agreed_old) == len(old.claims) and len(agreed_new) == len(new.claims)
     if readable and every:
         if not _other_anchors(old, new):
@@ -418,6 +470,8 @@ def _owns(a: Claim, b: Claim) -> bool:
     if not b.owner or is_pronoun(a):
         return False
     if a.subject == b.owner:
+        return True
+    if a.owner and a.subject.endswith(" " + b.owner):  # "my sister Marisol" / "Marisol's"
         return True
     return a.person and set(b.owner.split()) <= set(a.subject.split())
 
