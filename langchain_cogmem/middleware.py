@@ -29,6 +29,7 @@ from cogmem import (
 from cogmem.checks import check_bool, check_int, check_memory_type, check_name, check_texts
 from cogmem.memory import require_memory
 from cogmem.recall import search_settings
+from cogmem.records import STATED_KEY
 
 from ._convert import current_time
 from .tools import memory_tools
@@ -61,8 +62,10 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
     :attr:`cogmem.statements.Statement.fact`), it is also kept as a ``fact_type`` memory
     through write-time dedup (``facts=True``, the default): a restatement reinforces what is
     known, a change is stored as the newer version of what it changes and recalled before it.
-    With an ``extractor`` (``messages -> list[str]``, e.g. an LLM that pulls out facts), its
-    texts are stored instead of both, as ``fact_type`` memories through write-time dedup.
+    The exchange then names that fact (metadata ``states_fact``) and ranks right below it once
+    the fact is outdated (:data:`cogmem.records.STATED_KEY`). With an ``extractor``
+    (``messages -> list[str]``, e.g. an LLM that pulls out facts), its texts are stored
+    instead of both, as ``fact_type`` memories through write-time dedup.
 
     Async: ``awrap_model_call`` and ``aafter_agent`` run the memory's calls in a worker
     thread.
@@ -203,6 +206,17 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
                 self.memory.add_many(facts, now=moment)
             return
         said, reply = turn[0].text.strip(), _final_reply(turn)
+        # the fact first: written after its own exchange, it would be read as that exchange
+        # said again with another type (a newer version of it), not as what it updates
+        fact = None
+        if said and self.facts and _states_a_fact(self.memory, said):
+            fact = self.memory.write(
+                said,
+                memory_type=self.fact_type,
+                namespace=self.namespace,
+                session_id=self.session_id,
+                now=moment,
+            ).id
         text = "\n".join(part for part in (said, reply) if part)
         if text:
             self.memory.add(
@@ -211,14 +225,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
                 memory_type="episodic",
                 namespace=self.namespace,
                 session_id=self.session_id,
-                now=moment,
-            )
-        if said and self.facts and _states_a_fact(self.memory, said):
-            self.memory.write(
-                said,
-                memory_type=self.fact_type,
-                namespace=self.namespace,
-                session_id=self.session_id,
+                metadata={STATED_KEY: fact} if fact else None,  # ranked right below it
                 now=moment,
             )
 

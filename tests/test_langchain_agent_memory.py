@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from pydantic import Field
 
 from cogmem import CognitiveMemory, InvalidInputError
+from cogmem.records import STATED_KEY
 from cogmem.testing import HashingEmbedder
 from langchain_cogmem import CognitiveMemoryMiddleware, memory_tools
 
@@ -237,6 +238,23 @@ def test_a_users_statement_is_kept_as_a_fact_and_its_change_comes_first(
     assert newer.previous_version == older.id
     texts = [r.text for r in mem.search("Where do I live?", namespace="ana", now=clock.time)]
     assert texts.index(newer.text) < texts.index(older.text)
+
+
+def test_a_fact_is_not_linked_as_a_version_of_its_own_exchange(mem: CognitiveMemory) -> None:
+    """The fact and the exchange it was said in are one statement at one moment: a link from
+    one to the other would take the place of the link to what the fact updates."""
+    clock = Clock()
+    memory = CognitiveMemoryMiddleware(mem, namespace="ana", now=clock)
+    agent = create_agent(scripted("Noted."), middleware=[memory])
+    ask(agent, "My rent is $1,850 a month.")
+    (fact,) = [
+        m for m in mem.memories(namespace="ana", now=clock.time) if m.memory_type != "episodic"
+    ]
+    assert fact.previous_version is None
+    (exchange,) = [
+        m for m in mem.memories(namespace="ana", now=clock.time) if m.memory_type == "episodic"
+    ]
+    assert exchange.metadata == {STATED_KEY: fact.id}  # ranked right below it once outdated
 
 
 def test_facts_false_keeps_only_the_exchange(mem: CognitiveMemory) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig, MemoryRecord
+from cogmem.records import STATED_KEY
 from cogmem.scoring import Candidate, effective_exponent, score_candidates
 from tests.conftest import NOW
 
@@ -84,6 +85,31 @@ def test_version_rule_needs_similarity_and_spares_episodes() -> None:
     newer = cand("newer", 10, 0.70, memory_type="episodic", v=vec(1, 0.5, 0))
     results = score_candidates([ep, newer], mode="dense", now=NOW, config=CFG)
     assert results[0].id == "ep"  # an episode is not outdated by a later one
+
+
+def test_an_exchange_ranks_below_the_outdated_fact_it_states() -> None:
+    """The exchange in which a fact was said (an episode, barely fading) ranks right below
+    that fact once a newer version of it ranks above it (here a link written by dedup);
+    while the fact holds, the exchange keeps its score."""
+    exchange = cand(
+        "exchange",
+        250,
+        0.95,
+        memory_type="episodic",
+        v=vec(0, 0, 1),  # worded apart from the change: no newer_version penalty of its own
+        metadata={STATED_KEY: "stale"},
+    )
+    stale = cand("stale", 250, 0.95, v=vec(1, 0.2, 0))
+    current = cand("current", 10, 0.50, v=vec(1, 0.5, 0), previous_version="stale")
+    results = score_candidates([exchange, stale, current], mode="dense", now=NOW, config=CFG)
+    assert [r.id for r in results] == ["current", "stale", "exchange"]
+    penalty = results[2].explanation.penalties["states_fact"]
+    assert results[2].score == pytest.approx(CFG.version_margin * results[1].score)
+    assert 0 < penalty < 1
+    # the fact still holds (nothing newer): the exchange is scored as itself
+    alone = score_candidates([exchange, stale], mode="dense", now=NOW, config=CFG)
+    assert alone[0].id == "exchange"
+    assert "states_fact" not in alone[0].explanation.penalties
 
 
 def test_deep_recall_penalty_and_pinned() -> None:

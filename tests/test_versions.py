@@ -270,6 +270,16 @@ def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) 
         ("my gym locker combo is 212", "ugh typo, locker combo is 221 not 212"),
         # a name said to be someone's role is that role's value, in either order
         ("Dr. Kowalski is my cardiologist.", "My cardiologist is Dr. Nowak now."),
+        # an amount adjusted, whoever did it; a thing that is somewhere, moved
+        ("My credit card limit is $5,000.", "The bank doubled my credit limit to $10,000."),
+        ("My rent is $1,850 a month.", "Landlord raised the rent by $150."),
+        (
+            "The project deadline is March 31.",
+            "The client extended the project deadline to April 15.",
+        ),
+        ("Our office is on the 4th floor.", "The office relocated to the Brightwater campus."),
+        # what fills someone's role said first ("X is my favorite")
+        ("My favorite cuisine is Thai.", "Ethiopian food is my favorite."),
         # a lead-in before a colon or dash names who told, not whom it is about
         (
             "My uncle Teodor's birthday is October 9.",
@@ -373,6 +383,7 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         ("the train leaves at 07:05", "train leaves at 7.05am"),
         # either order of "is" between a name and someone's role; a name in apposition
         ("Dr. Kowalski is my cardiologist.", "My cardiologist is Dr. Kowalski."),
+        ("Tennis is my hobby.", "My hobby is tennis."),
         ("My sister Ana lives in Lyon.", "Ana, my sister, lives in Lyon."),
         ("FYI, my partner Sione is gluten-free.", "Keep in mind Sione is gluten-free."),
         # chat: emoji, interjections, "#", "3x"; a code written with and without a space
@@ -462,6 +473,16 @@ def test_a_marked_change_close_in_meaning_updates(reader: StatementReader) -> No
     assert kind(
         reader, "Our internet is through Comcast.", "Our new provider is Verizon.", 0.55
     ) == ("update")
+
+
+def test_the_same_names_and_numbers_close_in_meaning_say_the_same(reader: StatementReader) -> None:
+    """Where the reading relates nothing, the same names and numbers (besides the people the
+    texts are about) at cosine ≥ 0.7 are a restatement; a name of the subject alone is not."""
+    old, new = "Elena is fluent in Mandarin.", "Elena speaks Mandarin like a native."
+    assert kind(reader, old, new, cosine=0.91) == "same"
+    assert kind(reader, old, new, cosine=0.6) != "same"
+    old, new = "Hana drinks juice every morning.", "Hana drinks kombucha every morning."
+    assert kind(reader, old, new, cosine=0.79) != "same"
 
 
 def test_other_attributes_of_one_person_or_of_one_thing(reader: StatementReader) -> None:

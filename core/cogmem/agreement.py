@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 import Stemmer
 
+from .claims import Claim
 from .shortforms import only_abbreviated
-from .statements import Claim
 
 __all__ = ["agree", "same_hours"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .statements import PRONOUNS, Claim, Statement
+from .claims import PRONOUNS, Claim, Statement
 
 __all__ = [
     "RELATIVES",

@@ -17,6 +17,7 @@ from frozendict import frozendict
 
 __all__ = [
     "MEMORY_TYPES",
+    "STATED_KEY",
     "STATUSES",
     "SUMMARY_KEY",
     "Explanation",
@@ -30,6 +31,9 @@ __all__ = [
 
 #: The metadata key of a consolidation summary (the number of memories it stands for).
 SUMMARY_KEY = "consolidated_from"
+#: The metadata key of an exchange that states a fact kept beside it (the fact's id): the
+#: exchange ranks right below that fact (:func:`cogmem.scoring.score_candidates`).
+STATED_KEY = "states_fact"
 
 MemoryType = Literal["episodic", "semantic", "procedural", "core"]
 Status = Literal["active", "superseded"]

@@ -55,7 +55,7 @@ from frozendict import frozendict
 
 from .config import CognitiveMemoryConfig
 from .fusion import RankedList, normalize_bm25, reciprocal_rank_fusion, weighted_score_fusion
-from .records import SUMMARY_KEY, Explanation, MemoryRecord, SearchResult
+from .records import STATED_KEY, SUMMARY_KEY, Explanation, MemoryRecord, SearchResult
 from .retention import retention
 from .versions import Evidence
 
@@ -474,6 +474,7 @@ def score_candidates(
             )
         )
     scored = _below_doubts(scored, evidence.doubts, config, versions)
+    scored = _below_facts(scored, _outdated(unique, evidence), config)
     scored.sort(
         key=lambda s: (
             -s.score,
@@ -525,6 +526,43 @@ def _below_doubts(
             penalties = {**held.penalties, "changed_since": cap / held.score}
             out[at[old]] = held._replace(score=cap, penalties=penalties)
             versions[old] = (cap / held.score, new)
+    return out
+
+
+def _outdated(candidates: Sequence[Candidate], evidence: Evidence) -> set[str]:
+    """The candidates a newer candidate updates: by a link written by dedup
+    (``previous_version``), by an update read from the two texts, or as a change that may
+    have changed it (a doubt)."""
+    found = {c.memory.id for c in candidates}
+    linked = {c.memory.previous_version for c in candidates if c.memory.previous_version}
+    read = {old for old, new in (*evidence.updates, *evidence.doubts) if new in found}
+    return (linked | read) & found
+
+
+def _below_facts(
+    scored: list[_Scored], outdated: Set[str], config: CognitiveMemoryConfig
+) -> list[_Scored]:
+    """Each exchange that states a fact kept beside it (metadata :data:`STATED_KEY`, set by
+    the agent middleware) ranked right below that fact when the fact is ``outdated``
+    (:func:`_outdated`) and both are candidates::
+
+        score'(e) = min(score(e), margin · score(f))
+
+    named ``states_fact`` in its explanation. An exchange barely fades (an episode), a fact
+    does, and it is the fact that is linked to what changed it since: the exchange in which
+    an outdated fact was said must not stand in for it above the fact that changed it. An
+    exchange whose fact still holds keeps its own score."""
+    margin = config.version_margin
+    if margin is None:
+        return scored
+    score = {s.candidate.memory.id: s.score for s in scored}
+    out = []
+    for s in scored:
+        fact = s.candidate.memory.metadata.get(STATED_KEY)
+        cap = margin * score[fact] if fact in outdated and fact in score else None
+        if cap is not None and s.score > cap > 0:
+            s = s._replace(score=cap, penalties={**s.penalties, "states_fact": cap / s.score})
+        out.append(s)
     return out
 
 

@@ -26,13 +26,13 @@ first (:mod:`cogmem.canonical`).
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from .canonical import us_spelling
+from .claims import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, TIME_WORDS, Claim, Statement
 from .clauses import (
     FIRST_PERSON,
     OTHER_POSSESSIVES,
@@ -47,6 +47,7 @@ from .clauses import (
 )
 
 __all__ = [
+    "ADJUSTERS",
     "BARE_CHANGES",
     "CHANGE_VERBS",
     "MAX_WORDS",
@@ -57,29 +58,6 @@ __all__ = [
     "read_doc",
 ]
 
-#: Words that name a time: months, weekdays, "today", "week", "morning", seasons.
-TIME_WORDS = frozenset(
-    {m.lower() for m in (*calendar.month_name[1:], *calendar.day_name)}
-    | {d.lower() + "s" for d in calendar.day_name}
-    | {
-        "today",
-        "tomorrow",
-        "yesterday",
-        "week",
-        "month",
-        "year",
-        "weekend",
-        "morning",
-        "evening",
-        "night",
-        "afternoon",
-        "spring",
-        "summer",
-        "autumn",
-        "fall",
-        "winter",
-    }
-)
 
 #: A text of more words than this is a document, not a statement: its claims are not read (a
 #: memory is a sentence or a few; a parse costs time in proportion to the words).
@@ -102,23 +80,6 @@ _LEAD_INS = frozenset(
         "remind", "repeat",
     }
 )  # fmt: skip
-# Verbs whose past tense states a change that still holds ("I moved", "I quit").
-CHANGE_VERBS = frozenset(
-    {
-        "move", "relocate", "join", "leave", "quit", "switch", "change", "start", "begin",
-        "become", "get", "marry", "divorce", "adopt", "buy", "sell", "retire", "transfer",
-        "promote", "hire", "rename", "upgrade", "downgrade", "resign", "graduate", "settle",
-        "stop", "cancel", "reschedule", "postpone", "push", "replace", "lose", "break",
-        "engage", "sign", "decide", "give", "drop", "take", "pick", "finish", "end",
-        "shift", "bump", "raise", "cut", "increase", "decrease", "reduce", "grow", "fire",
-        "lay", "swap", "trade", "convert", "turn", "migrate", "transition", "remove",
-        "double", "triple", "halve", "lower", "shorten", "lengthen", "extend", "up",
-        "boost", "trim", "rebook", "rearrange", "redo", "reset", "set", "update",
-        "expire", "renew", "reopen", "close",
-    }
-)  # fmt: skip
-#: Predicates that say something changed but not what ("Victor switched; now Drone.").
-BARE_CHANGES = frozenset({"switch", "move on", "change", "switch over", "transition", "go"})
 # Verbs that set something to a new value: "changed my number to ...", "switched the plan to".
 _SETTERS = frozenset({"change", "switch", "update", "set", "reset", "move", "bump", "push"})
 # Verbs that book a thing for a time: "is booked for 2 June" says when it is; "rebooked the
@@ -134,119 +95,6 @@ _SKIP_DEPS = frozenset(
         "appos",
     }
 )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """One clause of a statement: who it is about, what is said of them, and how.
-
-    Attributes:
-        subject: The noun phrase it is about, canonical ("user", "user sister", "ana").
-        owner: Who owns what the subject names ("user" in "my sister"), empty when nobody
-            is named as its owner ("the dentist appointment").
-        predicate: The verb's lemma, with its particle ("live", "be", "pick up").
-        value: The canonical words of what is said of the subject, sorted.
-        complement: The complement or object phrase ("vegetarian", "nurse", "senior
-            engineer", "celiac disease"), telling "Ana is vegetarian" from "Ana is a nurse"
-            and "I have celiac disease" from "I have two guinea pigs".
-        complement_kind: ``name`` (a proper noun), ``number`` (has a digit) or ``word``.
-        value_kind: The same for the value as a whole.
-        negated: The clause is negated ("not", "no longer", "never").
-        state: It says how things are (see the module docstring), not a past event.
-        person: The subject is a person or thing named as itself (I, a name, a pronoun), not
-            a possession or property of one ("my phone number").
-        roles: Each preposition of the value with its object ("from paris", "to berlin"):
-            "moved from Paris to Berlin" and "from Berlin to Paris" have one value, not one
-            meaning.
-    """
-
-    subject: str
-    predicate: str
-    value: tuple[str, ...]
-    owner: str = ""
-    complement: str = ""
-    complement_kind: str = ""
-    value_kind: str = ""
-    negated: bool = False
-    state: bool = True
-    person: bool = False
-    roles: frozenset[str] = frozenset()
-
-    @property
-    def thing(self) -> frozenset[str]:
-        """The subject's words without its owner ("user sister" -> {"sister"})."""
-        words = self.subject.split()
-        if self.owner and self.subject.startswith(self.owner + " "):
-            words = self.subject[len(self.owner) + 1 :].split()
-        return frozenset(w for w in words if w not in _FUNCTION_WORDS)
-
-    @property
-    def content(self) -> frozenset[str]:
-        """The value's words that carry meaning (prepositions and pronouns dropped)."""
-        return frozenset(w for w in self.value if w not in _FUNCTION_WORDS)
-
-    def describe(self) -> str:
-        """``subject predicate value`` as one readable phrase."""
-        negation = "not " if self.negated else ""
-        return f"{self.subject} {negation}{self.predicate} {' '.join(self.value)}".strip()
-
-
-PRONOUNS = frozenset(
-    {"he", "she", "they", "it", "you", "this", "that", "these", "those", "him", "her", "them"}
-)
-_FUNCTION_WORDS = frozenset(
-    {
-        "in", "at", "on", "to", "for", "of", "from", "with", "by", "as", "into", "about",
-        "it", "that", "this", "them", "they", "he", "she", "him", "her", "there", "here",
-        "their", "his", "its", "my", "our", "your", "user", "i", "we", "me", "us",
-        "a", "an", "the", "be", "have", "do",
-    }
-)  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Statement:
-    """A text as the version logic reads it.
-
-    Attributes:
-        text: The text read.
-        claims: Its claims, in order (empty when no clause has a subject).
-        marked: It says that it changes something (:func:`marks_change`: "actually",
-            "correction", "no longer", "new", "now", ...).
-        anchors: Its names, numbers and negations, canonical: two texts that differ in one
-            of these never say the same thing, however their clauses read.
-        words: Every word of it, canonical (lemmas, US spelling).
-        spoken: A line of it names its speaker ("Mira: ..."): a turn of a conversation.
-        revises: It says that it corrects or changes something, by more than a negation
-            (:func:`marks_revision`: "actually", "I was wrong", "switched", "no longer").
-        gist: Its canonical words in order, without those chat drops and that say nothing
-            here (articles, "I", "my", a present "is" or "have"): "my favourite colour is
-            green" and "Favorite color: green" have one gist. A past "was" stays.
-    """
-
-    text: str
-    claims: tuple[Claim, ...]
-    marked: bool = False
-    anchors: frozenset[str] = frozenset()
-    words: frozenset[str] = frozenset()
-    spoken: bool = False
-    revises: bool = False
-    gist: tuple[str, ...] = ()
-
-    @property
-    def readable(self) -> bool:
-        """At least one claim was found."""
-        return bool(self.claims)
-
-    @property
-    def fact(self) -> bool:
-        """It states how things are: a bare statement (no speaker's turn, no question) with a
-        claim of a state ("I live in Berlin.", "Ana is vegetarian."), or a claim it says
-        corrects or changes something ("I was wrong about my blood type: it's O positive.",
-        "Priya made partner - no longer an associate."); not only past events."""
-        if self.spoken or not self.claims:
-            return False
-        return self.revises or any(c.state for c in self.claims)
 
 
 def _negated(verb: Any) -> bool:
@@ -483,12 +331,14 @@ def _it_for(claim: Claim, verb: Any, said_by: str, speaker: str) -> Claim | None
 
 
 def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
-    """ "Dr. Kowalski is my cardiologist" read as "my cardiologist is Dr. Kowalski": a name
-    said to be someone's role or thing, read with that role as the subject (the slot) and the
-    name as its value, as the other order says it. ``None`` for any other clause."""
-    if claim.predicate != "be" or not claim.person or claim.subject == speaker or claim.negated:
+    """ "Dr. Kowalski is my cardiologist" read as "my cardiologist is Dr. Kowalski", "Ethiopian
+    food is my favorite" as "my favorite is Ethiopian food": something said to be someone's
+    role or thing, read with that role as the subject (the slot) and what fills it as the
+    value, as the other order says it. ``None`` for any other clause (and for a subject that
+    is itself owned: "my car is my pride")."""
+    if claim.predicate != "be" or claim.owner or claim.subject == speaker or claim.negated:
         return None
-    if claim.subject in PRONOUNS or not verb.children:
+    if claim.subject in PRONOUNS or claim.subject in ("what", "who", "it"):
         return None
     what = next((c for c in verb.children if c.dep_ == "attr"), None)
     if what is None or not any(c.dep_ == "poss" for c in what.children):
@@ -514,40 +364,84 @@ def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:
     """ "Chen changed their phone number to 555-0110" read as "Chen's phone number is
     555-0110": a change verb whose object names what changed and whose "to" names how it is
     now; a booking's "for" a time too ("Rebooked the MOT for 9 June."; "had to move the
-    dinner to the 23rd" through its "had to"). ``None`` for any other clause. The thing is
-    the subject's when a possessive says so ("my phone plan", "their phone number"), else
-    nobody's ("the MOT")."""
+    dinner to the 23rd" through its "had to"). A verb that adjusts an amount speaks of the
+    thing whoever did it: "Doctor lowered my Lexapro to 10 mg a day" says my Lexapro is 10 mg
+    a day, "Landlord raised the rent by $150" that the rent rose (by $150). ``None`` for any
+    other clause. The thing is its possessive's ("my Lexapro": the speaker's; "their phone
+    number": the subject's; "Ana's cluster": Ana's), else nobody's ("the MOT")."""
     verb = next((c for c in verb.children if _obliged(verb, c)), verb)
-    lemma = _lemma(verb, _SETTERS | _BOOKINGS)
-    if lemma not in _SETTERS | _BOOKINGS:
+    lemma = _lemma(verb, _SETTERS | _BOOKINGS | ADJUSTERS)
+    if lemma not in _SETTERS | _BOOKINGS | ADJUSTERS:
         return None
     thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
-    if thing is not None and thing.lower_ in _NO_THING:
+    if thing is None or thing.lower_ in _NO_THING or thing.pos_ == "PRON":
         return None  # "moved everything over to Bitwarden": what moved is not named
     marks = ("to", "into", "for") if lemma in _BOOKINGS else ("to", "into")
     to = next((c for c in verb.children if c.dep_ == "prep" and c.lower_ in marks), None)
     value = next((c for c in to.children if c.dep_ == "pobj"), None) if to is not None else None
-    if thing is None or value is None or not claim.person:
+    adjusted = lemma in ADJUSTERS
+    if (value is None and not adjusted) or not (claim.person or adjusted):
         return None
-    tokens = [t for t in value.subtree if t.pos_ in _VALUE_POS and _spelled(t)]
+    tokens = [t for t in value.subtree if t.pos_ in _VALUE_POS and _spelled(t)] if value else []
     if to is not None and to.lower_ == "for" and not any(_is_when(t) for t in tokens):
         return None  # "booked a table for two": not when
-    owned = any(c.dep_ == "poss" for c in thing.children)
-    named = [w for w in phrase(thing.subtree, thing, speaker) if w not in OTHER_POSSESSIVES]
-    if named[:1] == [claim.subject]:
-        named = named[1:]  # "my phone plan", said by the user: the user's phone plan
+    subject, owner = _owned_thing(claim, thing, speaker)
+    if value is None:  # "raised the rent by $150": how it changed, not what it is now
+        said = [
+            t
+            for c in verb.children
+            if c.dep_ in ("prep", "advmod", "npadvmod") and c.i > thing.i
+            for t in c.subtree
+            if t.pos_ in _VALUE_POS and _spelled(t) and t.lower_ not in _FILLERS
+        ]
+        return replace(
+            claim,
+            subject=subject,
+            owner=owner,
+            predicate=lemma,
+            value=tuple(sorted(word(t) for t in said)),
+            complement="",
+            complement_kind="",
+            value_kind=_kind(said),
+            person=False,
+            roles=frozenset(),
+        )
     words = [word(t) for t in tokens]
     return Claim(
-        subject=" ".join([claim.subject, *named] if owned else named),
+        subject=subject,
         predicate="be",
         value=tuple(sorted(words)),
-        owner=claim.subject if owned else "",
+        owner=owner,
         complement=" ".join(words),
         complement_kind=_kind(tokens),
         value_kind=_kind(tokens),
         negated=claim.negated,
         state=True,
     )
+
+
+def _owned_thing(claim: Claim, thing: Any, speaker: str) -> tuple[str, str]:
+    """The subject phrase and owner of what a change verb changed: the speaker's for "my",
+    the clause's subject's for "their"/"his"/"her", a name's for "Ana's"; nobody's without a
+    possessive."""
+    named = [w for w in phrase(thing.subtree, thing, speaker) if w not in OTHER_POSSESSIVES]
+    poss = next((c for c in thing.children if c.dep_ == "poss"), None)
+    if poss is None:
+        return " ".join(named), ""
+    if poss.lower_ in OTHER_POSSESSIVES:  # "Chen changed their phone number"
+        if named[:1] == [claim.subject]:
+            named = named[1:]
+        return " ".join([claim.subject, *named]), claim.subject
+    return " ".join(named), named[0] if named else ""
+
+
+#: Verbs that adjust an amount or a date, whoever does it ("Landlord raised the rent").
+ADJUSTERS = frozenset(
+    {
+        "raise", "lower", "increase", "decrease", "reduce", "cut", "double", "halve",
+        "triple", "extend", "shorten", "adjust", "upgrade", "downgrade", "up", "boost",
+    }
+)  # fmt: skip
 
 
 _NO_THING = frozenset({"everything", "it", "that", "this", "stuff", "things", "all", "them"})

@@ -13,10 +13,12 @@ same subject and attribute, with a different value::
 
 * **same** — the same claims (subject, predicate, value, negation), whatever the wording:
   word order, tense and aspect, contractions, number words, clock times, UK/US spelling; or
-  the same words but for abbreviations ("NYC" / "New York City", :mod:`cogmem.shortforms`).
+  the same words but for abbreviations ("NYC" / "New York City", :mod:`cogmem.shortforms`);
+  or (last, when nothing else is read) the same names, numbers and negations, and embeddings
+  at cosine ≥ ``SAME_ANCHORED`` = 0.7, the newer saying no change.
 * **update** — (first) a name spelled anew, and said to be ("It's Thompson, with a p.").
 * **update** — a claim of the newer text gives a slot of the older one another value. One slot:
-  the same subject, and
+  the same subject, and one attribute (:mod:`cogmem.slots`):
 
   - the same predicate ("live"/"live"), where complements or objects are of one kind (the
     same head word, both names, both numbers, or phrases whose embeddings are at cosine ≥
@@ -53,16 +55,33 @@ from typing import Literal
 import numpy as np
 
 from .agreement import agree, same_hours
-from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
+from .claims import CHANGE_VERBS, Claim, Statement
+from .people import is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
 from .records import MemoryRecord
 from .shortforms import only_abbreviated, respelled
-from .statements import BARE_CHANGES, CHANGE_VERBS, PRONOUNS, TIME_WORDS, Claim, Statement
+from .slots import (
+    COMPLEMENT_KIN,
+    PREDICATE_KIN,
+    SYNONYM_KIN,
+    adjusts,
+    bare,
+    changes_to_kind,
+    changes_value,
+    one_predicate,
+    other_things,
+    owns,
+    same_slot,
+    same_subject,
+    value_phrase,
+    when_word,
+)
 
 __all__ = [
     "COMPLEMENT_KIN",
     "PREDICATE_KIN",
+    "SAME_ANCHORED",
     "SYNONYM_KIN",
     "Evidence",
     "Relation",
@@ -72,34 +91,16 @@ __all__ = [
 
 RelationKind = Literal["same", "update", "different", "unknown"]
 
-#: Complements of "be" at or above this cosine are of one kind ("vegetarian"/"vegan").
-COMPLEMENT_KIN = 0.45
-#: Predicate phrases at or above this cosine name one attribute ("live in"/"move to").
-PREDICATE_KIN = 0.6
-#: Two names of one owner's thing at or above this cosine are synonyms ("lawyer"/"attorney";
-#: not "dentist appointment"/"doctor appointment", 0.72).
-SYNONYM_KIN = 0.8
 #: A newer text that says it changes something updates an older one this close to it.
 MARKED_TOPIC = 0.5
+#: Two texts the reading leaves unrelated, with the same names, numbers and negations, say
+#: the same at or above this cosine (the gate at which dedup compares words).
+SAME_ANCHORED = 0.7
 _WORD = re.compile(r"\w+")
 # Every word form of a bare change's verb (BARE_CHANGES), and more: only texts that have one
 # are parsed when a search looks for changes that name no slot.
 _MAY_BE_BARE = re.compile(
     r"\b(?:switch\w*|mov\w*|chang\w*|transition\w*|go|goes|going|gone|went)\b", re.IGNORECASE
-)
-_COPULAS = frozenset({"be", "become", "remain", "stay", "seem", "feel", "look"})
-# Predicates that fill one attribute though the embedder places them apart ("I'm based in
-# Austin" / "I live in Denver"; "I joined Meta" / "I work at Google").
-_KIN = {
-    **dict.fromkeys(("live", "reside", "base", "settle", "move", "relocate"), "home"),
-    **dict.fromkeys(("work", "join", "employ", "hire"), "job"),
-}
-# Words that only say when, beside the names of times: "last week", "a while ago".
-_WHEN_ELSE = frozenset({"last", "ago", "recently", "while", "lately", "earlier", "since"})
-# The words that say whose a thing is ("my thyroid pill"), not what it is.
-_OWNED_BY = frozenset({"my", "your", "his", "her", "our", "their", "its"})
-_PREPOSITIONS = frozenset(
-    {"in", "at", "on", "to", "for", "from", "with", "by", "as", "into", "near", "of"}
 )
 
 
@@ -123,89 +124,6 @@ class Relation:
     sure: bool = False
 
 
-def _predicate_phrase(claim: Claim) -> str:
-    """The predicate with the preposition that introduces its value ("live in", "move to")."""
-    preps = [w for w in claim.value if w in _PREPOSITIONS]
-    return f"{claim.predicate} {preps[0]}" if preps else claim.predicate
-
-
-def _head(phrase: str) -> str:
-    return phrase.rsplit(" ", 1)[-1] if phrase else ""
-
-
-def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    """Whether the complements or objects of two claims with one predicate fill one attribute
-    ("a nurse" / "a doctor"; not "vegetarian" / "a nurse", "celiac disease" / "two guinea
-    pigs"). Where only one has a complement, the other's value must be a number after a
-    preposition, and the complement a number ("is booked for 2 June" / "is 9 June"; not "in
-    Paris" / "Maria", nor "note 3" / "note 2")."""
-    if not old.complement or not new.complement:  # "is for 06.02" / "is 06.09": two dates
-        if old.complement or new.complement:
-            bare = new if old.complement else old
-            kinds = {old.complement_kind or old.value_kind, new.complement_kind or new.value_kind}
-            return kinds == {"number"} and any(w in _PREPOSITIONS for w in bare.value)
-        return True
-    if _other_things(old, new):
-        return False
-    if _head(old.complement) == _head(new.complement):
-        return True
-    if old.complement_kind == new.complement_kind and old.complement_kind in ("name", "number"):
-        return True
-    return similar(old.complement, new.complement) >= COMPLEMENT_KIN
-
-
-def _other_things(old: Claim, new: Claim) -> bool:
-    """Whether the objects of one verb name two things, as what else the clauses say shows:
-    the same number ("a size 9 shoe" / "a size 9 ring"), or each its own time ("my thyroid
-    pill at 6am" / "my vitamin D at 6pm"): the number or time is then what is said of each
-    thing, not a value the other changes. Objects that differ only in a number, or where one
-    names more of the same thing ("my pill" / "my thyroid pill"), are one thing."""
-    if old.predicate in _COPULAS or new.predicate in _COPULAS:
-        return False
-    a, b = old.complement.split(), new.complement.split()
-    words_a = {w for w in a if not _when_word(w)} - _OWNED_BY
-    words_b = {w for w in b if not _when_word(w)} - _OWNED_BY
-    if not (words_a - words_b and words_b - words_a):
-        return False
-    numbers_a = {w for w in a if _when_word(w)}
-    if numbers_a and numbers_a == {w for w in b if _when_word(w)}:
-        return True
-    times_a = {r for r in old.roles if _when_word(r.split(" ", 1)[-1])}
-    times_b = {r for r in new.roles if _when_word(r.split(" ", 1)[-1])}
-    return bool(times_a and times_b and times_a != times_b)
-
-
-def _same_subject(old: Claim, new: Claim) -> bool:
-    """Whether two claims are about one subject: the same person or name, or the same thing
-    of one owner ("my dentist appointment" / "the dentist appointment"; "the wifi password at
-    home" / "the home wifi password"), one naming it with more words than the other."""
-    if is_pronoun(old) or is_pronoun(new):
-        return False  # "it", "she": who or what is not known here
-    if old.subject == new.subject:
-        return True
-    if old.person and new.person:  # a full name and a first name: "Ana Silva" / "Ana"
-        names_a, names_b = set(old.subject.split()), set(new.subject.split())
-        if names_a & PRONOUNS or names_b & PRONOUNS:
-            return False
-        return names_a <= names_b or names_b <= names_a
-    if old.person or new.person:
-        person, other = (old, new) if old.person else (new, old)
-        words, others = person.subject.split(), other.subject.split()
-        if other.owner:  # "my sister Ana" / "Ana": a name in apposition is the person
-            return len(others) > len(words) and others[-len(words) :] == words
-        # a first name the small model tagged a common noun ("Greta drives a Volvo.")
-        return len(words) > 1 and other.subject in words[:1]
-    if old.owner and new.owner and old.owner != new.owner:
-        return False
-    a, b = old.thing, new.thing
-    return bool(a) and bool(b) and (a <= b or b <= a)
-
-
-def _bare(claim: Claim) -> bool:
-    """A change that names no attribute: no slot can be read from it."""
-    return claim.predicate in BARE_CHANGES and not claim.complement
-
-
 def _conflict(old: Statement, new: Statement) -> str:
     """Whether the two are about different subjects, and how it shows: ``"people"``, other
     people named ("Chen's phone number ..." / "Dana changed their phone number ..."); or
@@ -213,7 +131,7 @@ def _conflict(old: Statement, new: Statement) -> str:
     "My brother lives in Oslo."); ``""`` when neither shows. A subject misread by the parser
     can look like another subject, so only the first is certain."""
     pairs = [(a, b) for a in old.claims for b in new.claims]
-    if any(_same_subject(a, b) or _owns(a, b) or _owns(b, a) for a, b in pairs):
+    if any(same_subject(a, b) or owns(a, b) or owns(b, a) for a, b in pairs):
         return ""  # one subject, or one is the other's ("I" / "my blood type")
     theirs, ours = people_of(old), people_of(new)
     if theirs and ours and not share_a_person(theirs, ours):
@@ -226,18 +144,6 @@ def _conflict(old: Statement, new: Statement) -> str:
     ):
         return "kind"
     return ""
-
-
-def _same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    if not _one_subject(old, new, similar) or _bare(old) or _bare(new):
-        return False
-    if old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS:
-        return _one_kind(old, new, similar)
-    if old.predicate in _COPULAS or new.predicate in _COPULAS:
-        return False
-    if _KIN.get(old.predicate, old.predicate) == _KIN.get(new.predicate, new.predicate):
-        return True
-    return similar(_predicate_phrase(old), _predicate_phrase(new)) >= PREDICATE_KIN
 
 
 def _other_anchors(old: Statement, new: Statement) -> bool:
@@ -260,60 +166,6 @@ def _spaced(old: frozenset[str], new: frozenset[str], apart: set[str]) -> bool:
         ):
             return all(any(p in w for w in joined) for p in pieces)
     return False
-
-
-def _one_predicate(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    """One subject and one predicate (two copulas are one): where the same value says the
-    same thing, whatever else the clauses hold ("is June 21" / "is on 21/06")."""
-    same = old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS
-    return same and _one_subject(old, new, similar)
-
-
-def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    """:func:`_same_subject`, or one thing of one owner named by synonyms ("my lawyer" / "my
-    attorney": cosine of the words that differ ≥ ``SYNONYM_KIN``; never two relatives, and
-    not "the living room TV" / "the bedroom TV", whose other words tell two things apart)."""
-    if _same_subject(old, new):
-        return True
-    if is_pronoun(old) or is_pronoun(new) or old.person or new.person or old.owner != new.owner:
-        return False
-    a, b = old.thing - new.thing, new.thing - old.thing  # the words that differ
-    if not a or not b or a & RELATIVES or b & RELATIVES:
-        return False
-    if not all(w.isalpha() for w in a | b):
-        return False  # "tok00300" / "tok00785": codes, not words with synonyms
-    return similar(" ".join(sorted(a)), " ".join(sorted(b))) >= SYNONYM_KIN
-
-
-def _changes_value(old: Claim, new: Claim) -> bool:
-    """ "I left Google" for "I work at Google": a change verb or a negation, about a content
-    word of the older value."""
-    if not _same_subject(old, new) or not (new.negated or new.predicate in CHANGE_VERBS):
-        return False
-    return any(not _when_word(w) for w in old.content & new.content)
-
-
-def _changes_to_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    """ "Rina switched to 555-0110" for "Rina's phone number is 555-0199": a change said of the
-    owner of the older claim's subject (or of that subject), to a value of the older value's
-    kind (both numbers, or phrases at cosine ≥ ``COMPLEMENT_KIN``: "Elixir" for "Rust", not
-    "a cappuccino")."""
-    if not (new.predicate.split()[0] in CHANGE_VERBS or new.negated) or not old.complement:
-        return False
-    if not (_same_subject(old, new) or (old.owner and old.owner.split()[0] == new.subject)):
-        return False
-    value = _value_phrase(new)
-    if not value:
-        return False
-    if old.complement_kind in ("number", "name"):
-        return new.value_kind == old.complement_kind
-    return similar(old.complement, value) >= COMPLEMENT_KIN
-
-
-def _when_word(word: str) -> bool:
-    """A number or a time word: shared by unrelated claims ("graduated in 2012" / "married in
-    2012"), so it never ties two claims together alone."""
-    return any(ch.isdigit() for ch in word) or word in TIME_WORDS
 
 
 def _key(claim: Claim) -> tuple[str, str, frozenset[str], bool]:
@@ -352,10 +204,10 @@ def relate(
     for i, a in enumerate(old.claims if readable else ()):
         for j, b in enumerate(new.claims):
             things = things or (
-                a.predicate == b.predicate and _same_subject(a, b) and _other_things(a, b)
+                a.predicate == b.predicate and same_subject(a, b) and other_things(a, b)
             )
-            slot = _same_slot(a, b, similar)
-            one = slot or _key(a) == _key(b) or _one_predicate(a, b, similar)
+            slot = same_slot(a, b, similar)
+            one = slot or _key(a) == _key(b) or one_predicate(a, b, similar)
             if one and agree(a, b):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order)
                 agreed_new.add(j)
@@ -364,9 +216,9 @@ def relate(
                 retold = True  # the same said in another tense: "lives" / "lived"
             if not (a.state and b.state) or i in agreed_old:
                 continue
-            if slot or _changes_value(a, b):
+            if slot or changes_value(a, b) or adjusts(a, b):
                 changes.append(f"{a.describe()} -> {b.describe()}")
-            elif new.marked and _changes_to_kind(a, b, similar):
+            elif new.marked and changes_to_kind(a, b, similar):
                 guesses.append(f"{a.describe()} -> {b.describe()}")
     if changes:
         return Relation("update", tuple(dict.fromkeys(changes)), sure=True)
@@ -397,15 +249,30 @@ def relate(
         and not _shared_values(old, new)
     ):
         return Relation("different")
+    if not (retold or changing) and _anchored(old, new, cosine):
+        # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
+        # could not match, the same names and numbers at this closeness say
+        return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     return Relation("unknown")
+
+
+def _anchored(old: Statement, new: Statement, cosine: float | None) -> bool:
+    """Whether two texts the reading could not relate have the same names, numbers and
+    negations, some besides the people they are about (a name of the subject pins no value:
+    "Hana drinks juice" / "Hana drinks kombucha"), and embeddings at cosine ≥
+    ``SAME_ANCHORED``."""
+    if cosine is None or cosine < SAME_ANCHORED or old.anchors != new.anchors:
+        return False
+    people = {w for p in people_of(old) | people_of(new) for w in p.split()}
+    return bool(old.anchors - people)
 
 
 def _shared_values(old: Statement, new: Statement) -> bool:
     """Whether a state claimed by ``new`` holds a word of what a state claimed by ``old`` says
     (not a number or a time word): "I drink 2 litres of water a day." / "Upped it to 3
     litres of water." (one-off past events are never updated, whatever they share)."""
-    said = {w for c in old.claims if c.state for w in c.content if not _when_word(w)}
-    return any(w in said for c in new.claims if c.state for w in c.content if not _when_word(w))
+    said = {w for c in old.claims if c.state for w in c.content if not when_word(w)}
+    return any(w in said for c in new.claims if c.state for w in c.content if not when_word(w))
 
 
 def _changes_elsewhere(old: Statement, new: Statement) -> bool:
@@ -417,9 +284,9 @@ def _changes_elsewhere(old: Statement, new: Statement) -> bool:
     held = [
         (a.complement_kind if a.complement else a.value_kind, b.value_kind)
         for b in new.claims
-        if _bare(b) and b.content and b.state
+        if bare(b) and b.content and b.state
         for a in old.claims
-        if a.content and a.state and (_same_subject(a, b) or _owns(b, a))
+        if a.content and a.state and (same_subject(a, b) or owns(b, a))
     ]
     return bool(held) and all(x != y and "number" in (x, y) for x, y in held)
 
@@ -429,21 +296,13 @@ def _slot_phrase(claim: Claim) -> str:
     words = claim.subject.split()
     if claim.owner and claim.subject.startswith(claim.owner + " "):
         words = words[len(claim.owner.split()) :]
-    return " ".join([*words, claim.complement or _value_phrase(claim)]).strip()
-
-
-def _value_phrase(claim: Claim) -> str:
-    """A claim's value without its prepositions and the words that place it in time
-    ("dune" for "moved on to Dune"; "fastmail" for "switched to fastmail last week")."""
-    return " ".join(
-        w for w in claim.value if w not in _PREPOSITIONS and w not in TIME_WORDS | _WHEN_ELSE
-    )
+    return " ".join([*words, claim.complement or value_phrase(claim)]).strip()
 
 
 def _changes_what(statement: Statement) -> bool:
     """Whether a statement says that something changed without naming what: a bare change
     ("Victor switched; now Drone.", "Chen said they moved on to Dune.")."""
-    return any(_bare(c) for c in statement.claims)
+    return any(bare(c) for c in statement.claims)
 
 
 def _informative(statement: Statement) -> bool:
@@ -458,22 +317,10 @@ def _other_attributes(old: Statement, new: Statement, *, strict: bool) -> bool:
     same subject counts ("Rina moved on to 555-0110" may well change "Rina's phone
     number")."""
     return any(
-        _same_subject(a, b) or (not strict and (_owns(a, b) or _owns(b, a)))
+        same_subject(a, b) or (not strict and (owns(a, b) or owns(b, a)))
         for a in old.claims
         for b in new.claims
     )
-
-
-def _owns(a: Claim, b: Claim) -> bool:
-    """Whether ``a``'s subject owns ``b``'s ("Ana Silva" / "Ana's birthday"; "I" / "my
-    car")."""
-    if not b.owner or is_pronoun(a):
-        return False
-    if a.subject == b.owner:
-        return True
-    if a.owner and a.subject.endswith(" " + b.owner):  # "my sister Marisol" / "Marisol's"
-        return True
-    return a.person and set(b.owner.split()) <= set(a.subject.split())
 
 
 class Versions:
@@ -573,7 +420,7 @@ class Versions:
         ("dune"), its best pair of claims. Which of a person's several changes changed a
         slot is read from this alone."""
         said = [_slot_phrase(a) for a in old.claims if a.content]
-        values = [_value_phrase(b) for b in new.claims if _bare(b) and b.content]
+        values = [value_phrase(b) for b in new.claims if bare(b) and b.content]
         return max((self.similar(a, b) for a in said for b in values), default=0.0)
 
 

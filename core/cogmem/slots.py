@@ -1,0 +1,268 @@
+"""Whether two claims fill one slot: the same subject and attribute (:mod:`cogmem.versions`).
+
+A slot is a subject and one of its attributes ("Ana" / where she lives; "the user" /
+employer). Two claims fill one slot when they have
+
+* one subject: the same person or name (a full name and a first name; a name in apposition,
+  "my sister Ana" / "Ana"), or the same thing of one owner (one phrase within the other:
+  "my dentist appointment" / "the dentist appointment"; or synonyms, :data:`SYNONYM_KIN`);
+* one attribute: the same predicate whose complements or objects are of one kind (the same
+  head word, both names, both numbers, or phrases at cosine ≥ :data:`COMPLEMENT_KIN`), and
+  that do not name two things (:func:`other_things`); predicates the embedder places together
+  (cosine ≥ :data:`PREDICATE_KIN`) or of one kind in a small table (home, job); or a place
+  said with "is" and a move ("is on the 4th floor" / "relocated to ...").
+
+A newer claim may also change an older one's value without filling its slot in these words:
+a change verb or negation about the older value (:func:`changes_value`), an amount adjusted
+(:func:`adjusts`), or a change by the owner to a value of the older value's kind
+(:func:`changes_to_kind`). Nothing here reads the clock or a store; the similarity of short
+phrases is asked of a :data:`~cogmem.phrases.PhraseSimilarity`.
+"""
+
+from __future__ import annotations
+
+from .claims import BARE_CHANGES, PRONOUNS, TIME_WORDS, Claim
+from .people import RELATIVES, is_pronoun
+from .phrases import PhraseSimilarity
+from .statements import ADJUSTERS, CHANGE_VERBS
+
+__all__ = [
+    "COMPLEMENT_KIN",
+    "PREDICATE_KIN",
+    "SYNONYM_KIN",
+    "adjusts",
+    "bare",
+    "changes_to_kind",
+    "changes_value",
+    "one_predicate",
+    "other_things",
+    "owns",
+    "same_slot",
+    "same_subject",
+    "value_phrase",
+    "when_word",
+]
+
+#: Complements of "be" at or above this cosine are of one kind ("vegetarian"/"vegan").
+COMPLEMENT_KIN = 0.45
+
+
+#: Predicate phrases at or above this cosine name one attribute ("live in"/"move to").
+PREDICATE_KIN = 0.6
+
+
+#: Two names of one owner's thing at or above this cosine are synonyms ("lawyer"/"attorney";
+#: not "dentist appointment"/"doctor appointment", 0.72).
+SYNONYM_KIN = 0.8
+
+
+_COPULAS = frozenset({"be", "become", "remain", "stay", "seem", "feel", "look"})
+
+
+# Predicates that fill one attribute though the embedder places them apart ("I'm based in
+# Austin" / "I live in Denver"; "I joined Meta" / "I work at Google").
+_KIN = {
+    **dict.fromkeys(("live", "reside", "base", "settle", "move", "relocate"), "home"),
+    **dict.fromkeys(("work", "join", "employ", "hire"), "job"),
+}
+
+
+# Words that only say when, beside the names of times: "last week", "a while ago".
+_WHEN_ELSE = frozenset({"last", "ago", "recently", "while", "lately", "earlier", "since"})
+
+
+# The words that say whose a thing is ("my thyroid pill"), not what it is.
+_OWNED_BY = frozenset({"my", "your", "his", "her", "our", "their", "its"})
+
+
+_PREPOSITIONS = frozenset(
+    {"in", "at", "on", "to", "for", "from", "with", "by", "as", "into", "near", "of"}
+)
+
+
+def _predicate_phrase(claim: Claim) -> str:
+    """The predicate with the preposition that introduces its value ("live in", "move to")."""
+    preps = [w for w in claim.value if w in _PREPOSITIONS]
+    return f"{claim.predicate} {preps[0]}" if preps else claim.predicate
+
+
+def _head(phrase: str) -> str:
+    return phrase.rsplit(" ", 1)[-1] if phrase else ""
+
+
+def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """Whether the complements or objects of two claims with one predicate fill one attribute
+    ("a nurse" / "a doctor"; not "vegetarian" / "a nurse", "celiac disease" / "two guinea
+    pigs"). Where only one has a complement, the other's value must be a number after a
+    preposition, and the complement a number ("is booked for 2 June" / "is 9 June"; not "in
+    Paris" / "Maria", nor "note 3" / "note 2")."""
+    if not old.complement or not new.complement:  # "is for 06.02" / "is 06.09": two dates
+        if old.complement or new.complement:
+            bare = new if old.complement else old
+            kinds = {old.complement_kind or old.value_kind, new.complement_kind or new.value_kind}
+            return kinds == {"number"} and any(w in _PREPOSITIONS for w in bare.value)
+        return True
+    if other_things(old, new):
+        return False
+    if _head(old.complement) == _head(new.complement):
+        return True
+    if old.complement_kind == new.complement_kind and old.complement_kind in ("name", "number"):
+        return True
+    return similar(old.complement, new.complement) >= COMPLEMENT_KIN
+
+
+def other_things(old: Claim, new: Claim) -> bool:
+    """Whether the objects of one verb name two things, as what else the clauses say shows:
+    the same number ("a size 9 shoe" / "a size 9 ring"), or each its own time ("my thyroid
+    pill at 6am" / "my vitamin D at 6pm"): the number or time is then what is said of each
+    thing, not a value the other changes. Objects that differ only in a number, or where one
+    names more of the same thing ("my pill" / "my thyroid pill"), are one thing."""
+    if old.predicate in _COPULAS or new.predicate in _COPULAS:
+        return False
+    a, b = old.complement.split(), new.complement.split()
+    words_a = {w for w in a if not when_word(w)} - _OWNED_BY
+    words_b = {w for w in b if not when_word(w)} - _OWNED_BY
+    if not (words_a - words_b and words_b - words_a):
+        return False
+    numbers_a = {w for w in a if when_word(w)}
+    if numbers_a and numbers_a == {w for w in b if when_word(w)}:
+        return True
+    times_a = {r for r in old.roles if when_word(r.split(" ", 1)[-1])}
+    times_b = {r for r in new.roles if when_word(r.split(" ", 1)[-1])}
+    return bool(times_a and times_b and times_a != times_b)
+
+
+def same_subject(old: Claim, new: Claim) -> bool:
+    """Whether two claims are about one subject: the same person or name, or the same thing
+    of one owner ("my dentist appointment" / "the dentist appointment"; "the wifi password at
+    home" / "the home wifi password"), one naming it with more words than the other."""
+    if is_pronoun(old) or is_pronoun(new):
+        return False  # "it", "she": who or what is not known here
+    if old.subject == new.subject:
+        return True
+    if old.person and new.person:  # a full name and a first name: "Ana Silva" / "Ana"
+        names_a, names_b = set(old.subject.split()), set(new.subject.split())
+        if names_a & PRONOUNS or names_b & PRONOUNS:
+            return False
+        return names_a <= names_b or names_b <= names_a
+    if old.person or new.person:
+        person, other = (old, new) if old.person else (new, old)
+        words, others = person.subject.split(), other.subject.split()
+        if other.owner:  # "my sister Ana" / "Ana": a name in apposition is the person
+            return len(others) > len(words) and others[-len(words) :] == words
+        # a first name the small model tagged a common noun ("Greta drives a Volvo.")
+        return len(words) > 1 and other.subject in words[:1]
+    if old.owner and new.owner and old.owner != new.owner:
+        return False
+    a, b = old.thing, new.thing
+    return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def bare(claim: Claim) -> bool:
+    """A change that names no attribute: no slot can be read from it."""
+    return claim.predicate in BARE_CHANGES and not claim.complement
+
+
+def same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    if not _one_subject(old, new, similar) or bare(old) or bare(new):
+        return False
+    if old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS:
+        return _one_kind(old, new, similar)
+    if _located(old) and _KIN.get(new.predicate) == "home":
+        return True  # "Our office is on the 4th floor." / "The office relocated to ..."
+    if old.predicate in _COPULAS or new.predicate in _COPULAS:
+        return False
+    if _KIN.get(old.predicate, old.predicate) == _KIN.get(new.predicate, new.predicate):
+        return True
+    return similar(_predicate_phrase(old), _predicate_phrase(new)) >= PREDICATE_KIN
+
+
+def _located(claim: Claim) -> bool:
+    """Whether a claim says where its subject is: "is" with a place ("is on the 4th floor",
+    "is in Lyon")."""
+    return claim.predicate in _COPULAS and any(
+        role.split(" ", 1)[0] in _PLACE_PREPOSITIONS for role in claim.roles
+    )
+
+
+_PLACE_PREPOSITIONS = frozenset({"in", "at", "on", "near", "by", "inside"})
+
+
+def one_predicate(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """One subject and one predicate (two copulas are one): where the same value says the
+    same thing, whatever else the clauses hold ("is June 21" / "is on 21/06")."""
+    same = old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS
+    return same and _one_subject(old, new, similar)
+
+
+def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """:func:`same_subject`, or one thing of one owner named by synonyms ("my lawyer" / "my
+    attorney": cosine of the words that differ ≥ ``SYNONYM_KIN``; never two relatives, and
+    not "the living room TV" / "the bedroom TV", whose other words tell two things apart)."""
+    if same_subject(old, new):
+        return True
+    if is_pronoun(old) or is_pronoun(new) or old.person or new.person or old.owner != new.owner:
+        return False
+    a, b = old.thing - new.thing, new.thing - old.thing  # the words that differ
+    if not a or not b or a & RELATIVES or b & RELATIVES:
+        return False
+    if not all(w.isalpha() for w in a | b):
+        return False  # "tok00300" / "tok00785": codes, not words with synonyms
+    return similar(" ".join(sorted(a)), " ".join(sorted(b))) >= SYNONYM_KIN
+
+
+def changes_value(old: Claim, new: Claim) -> bool:
+    """ "I left Google" for "I work at Google": a change verb or a negation, about a content
+    word of the older value."""
+    if not same_subject(old, new) or not (new.negated or new.predicate in CHANGE_VERBS):
+        return False
+    return any(not when_word(w) for w in old.content & new.content)
+
+
+def adjusts(old: Claim, new: Claim) -> bool:
+    """ "The rent rose by $150" (read from "Landlord raised the rent by $150") for "My rent is
+    $1,850 a month": an amount or date of the older subject adjusted, whoever did it."""
+    return new.predicate in ADJUSTERS and not new.person and same_subject(old, new)
+
+
+def changes_to_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """ "Rina switched to 555-0110" for "Rina's phone number is 555-0199": a change said of the
+    owner of the older claim's subject (or of that subject), to a value of the older value's
+    kind (both numbers, or phrases at cosine ≥ ``COMPLEMENT_KIN``: "Elixir" for "Rust", not
+    "a cappuccino")."""
+    if not (new.predicate.split()[0] in CHANGE_VERBS or new.negated) or not old.complement:
+        return False
+    if not (same_subject(old, new) or (old.owner and old.owner.split()[0] == new.subject)):
+        return False
+    value = value_phrase(new)
+    if not value:
+        return False
+    if old.complement_kind in ("number", "name"):
+        return new.value_kind == old.complement_kind
+    return similar(old.complement, value) >= COMPLEMENT_KIN
+
+
+def when_word(word: str) -> bool:
+    """A number or a time word: shared by unrelated claims ("graduated in 2012" / "married in
+    2012"), so it never ties two claims together alone."""
+    return any(ch.isdigit() for ch in word) or word in TIME_WORDS
+
+
+def value_phrase(claim: Claim) -> str:
+    """A claim's value without its prepositions and the words that place it in time
+    ("dune" for "moved on to Dune"; "fastmail" for "switched to fastmail last week")."""
+    return " ".join(
+        w for w in claim.value if w not in _PREPOSITIONS and w not in TIME_WORDS | _WHEN_ELSE
+    )
+
+
+def owns(a: Claim, b: Claim) -> bool:
+    """Whether ``a``'s subject owns ``b``'s ("Ana Silva" / "Ana's birthday"; "I" / "my
+    car")."""
+    if not b.owner or is_pronoun(a):
+        return False
+    if a.subject == b.owner:
+        return True
+    if a.owner and a.subject.endswith(" " + b.owner):  # "my sister Marisol" / "Marisol's"
+        return True
+    return a.person and set(b.owner.split()) <= set(a.subject.split())
