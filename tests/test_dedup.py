@@ -129,6 +129,7 @@ def test_a_phrase_that_carries_meaning_is_no_frame(framed: str) -> None:
         # in one spelling: number words, clock times, UK/US, contractions that say one word
         ("I have two kids.", "I have 2 kids."),
         ("Dinner is at 5 pm.", "Dinner is at 17:00."),
+        ("The retro is at five in the evening.", "The retro is at 17:00."),
         ("My favourite colour is green.", "My favorite color is green."),
         ("I'm vegetarian.", "I am vegetarian."),
     ],

@@ -162,6 +162,17 @@ def test_a_change_to_a_value_of_the_kind_ignores_when_it_happened(reader: Statem
     assert relate(old, new, near).kind == "update"
 
 
+def test_what_a_change_verb_changed_is_its_possessives(reader: StatementReader) -> None:
+    """ "their" anywhere in the object is the subject's ("their kid's school" is Chen's); "my"
+    is the speaker's, whoever made the change; no possessive, nobody's."""
+    (claim,) = reader.read("Update: Chen changed their kid's school to Hillcrest.").claims
+    assert (claim.subject, claim.owner) == ("chen kid school", "chen")
+    (claim,) = reader.read("Doctor lowered my Lexapro to 10 mg a day.").claims
+    assert (claim.subject, claim.owner, claim.predicate) == ("user lexapro", "user", "be")
+    (claim,) = reader.read("Landlord raised the rent by $150.").claims
+    assert (claim.subject, claim.owner, claim.predicate) == ("rent", "", "raise")
+
+
 def test_a_sentence_without_a_subject_is_the_speakers(reader: StatementReader) -> None:
     """Chat leaves "I" out: "Switched to a Pixel 8." is the user's; a request is nobody's."""
     (switched,) = reader.read("Switched to a Pixel 8.").claims

@@ -425,10 +425,10 @@ def _owned_thing(claim: Claim, thing: Any, speaker: str) -> tuple[str, str]:
     the clause's subject's for "their"/"his"/"her", a name's for "Ana's"; nobody's without a
     possessive."""
     named = [w for w in phrase(thing.subtree, thing, speaker) if w not in OTHER_POSSESSIVES]
-    poss = next((c for c in thing.children if c.dep_ == "poss"), None)
-    if poss is None:
+    owners = [t for t in thing.subtree if t.dep_ == "poss"]
+    if not owners:
         return " ".join(named), ""
-    if poss.lower_ in OTHER_POSSESSIVES:  # "Chen changed their phone number"
+    if any(t.lower_ in OTHER_POSSESSIVES for t in owners):  # "changed their kid's school"
         if named[:1] == [claim.subject]:
             named = named[1:]
         return " ".join([claim.subject, *named]), claim.subject
