@@ -333,6 +333,9 @@ def test_updates(reader: StatementReader, old: str, new: str) -> None:
         ("Chen's book club pick is Neuromancer.", "Farah told me their book club pick is Dune."),
         # "Greta" at a sentence's start is tagged a common noun: still the person named in full
         ("Greta Lindqvist lives in Uppsala.", "Greta drives a Volvo V60."),
+        # a relative is a person of their own, not a thing owned
+        ("Priya lives in Leeds.", "Priya's sister Nadia lives in Leeds."),
+        ("I live in Oslo.", "My sister lives in Oslo."),
         # one verb said of two things: the number or time is what is said of each
         ("I take my thyroid pill at 6am.", "I take my vitamin D at 6pm."),
         ("I wear a size 9 shoe.", "I wear a size 9 ring."),

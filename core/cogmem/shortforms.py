@@ -25,9 +25,10 @@ so: the newer text has a name within a few letters of one the older has and drop
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 
 __all__ = ["RESPELLING", "only_abbreviated", "respelled"]
 
@@ -44,20 +45,22 @@ def only_abbreviated(first: Iterable[str], second: Iterable[str]) -> bool:
         first: The canonical words of one text.
         second: The canonical words of the other.
     """
-    a, b = _letters(first), _letters(second)
+    a, b = _letters(frozenset(first)), _letters(frozenset(second))
     only_a, only_b = a - b, b - a
     if not only_a or not only_b:
         return False
     return _explains(only_a, only_b) or _explains(only_b, only_a)
 
 
-def _letters(words: Iterable[str]) -> set[str]:
-    """The words as letters and digits only, function words left out."""
+@functools.lru_cache(maxsize=8192)
+def _letters(words: frozenset[str]) -> frozenset[str]:
+    """The words as letters and digits only, function words left out (kept: a text's words
+    are compared with many others')."""
     out = {"".join(ch for ch in w.lower() if ch.isalnum()) for w in words}
-    return {w for w in out if w and w not in _SKIPPED}
+    return frozenset(w for w in out if w and w not in _SKIPPED)
 
 
-def _explains(short: set[str], long: set[str]) -> bool:
+def _explains(short: Set[str], long: Set[str]) -> bool:
     """Whether each word of ``short`` abbreviates words of ``long``, using each of them once
     and all of them."""
     left = set(long)
@@ -122,7 +125,7 @@ def respelled(
     """
     if not _SPELLING.search(new_text):
         return None
-    olds, news = _letters(old_names), _letters(new_names)
+    olds, news = _letters(frozenset(old_names)), _letters(frozenset(new_names))
     pairs = [
         (difflib.SequenceMatcher(None, a, b).ratio(), a, b)
         for a in olds - news

@@ -258,8 +258,9 @@ def value_phrase(claim: Claim) -> str:
 
 def owns(a: Claim, b: Claim) -> bool:
     """Whether ``a``'s subject owns ``b``'s ("Ana Silva" / "Ana's birthday"; "I" / "my
-    car")."""
-    if not b.owner or is_pronoun(a):
+    car"). A relative is a person of their own, not something owned: "Priya's sister Nadia"
+    is not Priya, nor "my sister" the user."""
+    if not b.owner or is_pronoun(a) or b.thing & RELATIVES:
         return False
     if a.subject == b.owner:
         return True
