@@ -279,8 +279,10 @@ def compare(stored: str, new: str, tokenizer: Tokenizer) -> Comparison:
     said = _compare(stored, new, tokenizer)
     if said.kind == "same" or said.overlap < _RESPELLED_OVERLAP:
         return said
-    # in one spelling: "two"/"2", "5 pm"/"17:00", "colour"/"color", "I'm"/"I am"
-    if _compare(_canonical(stored), _canonical(new), tokenizer).kind == "same":
+    # in one spelling: "two"/"2", "5 pm"/"17:00", "colour"/"color", "I'm"/"I am" (texts
+    # already in it would only be compared again)
+    respelled = _canonical(stored), _canonical(new)
+    if respelled != (stored, new) and _compare(*respelled, tokenizer).kind == "same":
         return Comparison("same", (), said.overlap)
     return said
 

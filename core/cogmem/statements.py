@@ -338,7 +338,7 @@ def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
     is itself owned: "my car is my pride")."""
     if claim.predicate != "be" or claim.owner or claim.subject == speaker or claim.negated:
         return None
-    if claim.subject in PRONOUNS or claim.subject in ("what", "who", "it"):
+    if claim.subject in PRONOUNS or claim.subject in ("what", "who"):
         return None
     what = next((c for c in verb.children if c.dep_ == "attr"), None)
     if what is None or not any(c.dep_ == "poss" for c in what.children):
