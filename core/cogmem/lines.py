@@ -52,12 +52,13 @@ _LABEL_WORDS = frozenset(
 # ... or before a comma or a dash: "FYI, ...", "Oops - ...", "Wait, no - ...".
 _LEAD_LABEL = re.compile(r"^\s*(?P<label>[A-Za-z][A-Za-z ]{0,24}?)\s*(?:,|\s[-–—])\s*(?P<said>.+)$")
 _ASSISTANTS = frozenset({"assistant", "ai", "bot", "agent", "system", "model", "chatbot"})
-# Words and phrases by which people say that what they say changes something said before.
+# Words and phrases by which people say that what they say changes something said before
+# ("no", but not "No. 5", a number).
 _CHANGE_MARKS = re.compile(
     r"\b(actually|correction|corrected|scratch that|i meant|meant to say|wrong|mistaken|"
     r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switched|changed|"
     r"moved|updated?|new|now|these days|nowadays|rescheduled|postponed|pushed|turns out|"
-    r"replaced|not|no|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
+    r"replaced|not|no(?!\.?\s?\d)|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
     r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed)\b",
     re.IGNORECASE,
 )

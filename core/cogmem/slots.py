@@ -94,13 +94,18 @@ def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """Whether the complements or objects of two claims with one predicate fill one attribute
     ("a nurse" / "a doctor"; not "vegetarian" / "a nurse", "celiac disease" / "two guinea
     pigs"). Where only one has a complement, the other's value must be a number after a
-    preposition, and the complement a number ("is booked for 2 June" / "is 9 June"; not "in
-    Paris" / "Maria", nor "note 3" / "note 2")."""
+    preposition, and the complement a number or a date ("is booked for 2 June" / "is 9 June";
+    not "in Paris" / "Maria", "note 3" / "note 2", nor "on vacation in July" / "a Formula 1
+    fan")."""
     if not old.complement or not new.complement:  # "is for 06.02" / "is 06.09": two dates
         if old.complement or new.complement:
-            bare = new if old.complement else old
+            full, bare = (old, new) if old.complement else (new, old)
             kinds = {old.complement_kind or old.value_kind, new.complement_kind or new.value_kind}
-            return kinds == {"number"} and any(w in _PREPOSITIONS for w in bare.value)
+            return (
+                kinds == {"number"}
+                and when_word(_head(full.complement))
+                and any(w in _PREPOSITIONS for w in bare.value)
+            )
         return True
     if other_things(old, new):
         return False
@@ -174,14 +179,18 @@ def same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
         return False
     if _KIN.get(old.predicate, old.predicate) == _KIN.get(new.predicate, new.predicate):
         return True
+    if old.predicate.split()[0] == new.predicate.split()[0]:
+        return False  # "take" / "take up": a particle makes another verb, however alike
     return similar(_predicate_phrase(old), _predicate_phrase(new)) >= PREDICATE_KIN
 
 
 def _located(claim: Claim) -> bool:
-    """Whether a claim says where its subject is: "is" with a place ("is on the 4th floor",
-    "is in Lyon")."""
-    return claim.predicate in _COPULAS and any(
-        role.split(" ", 1)[0] in _PLACE_PREPOSITIONS for role in claim.roles
+    """Whether a claim says where its subject is: "is" with a place and nothing else ("is on
+    the 4th floor", "is in Lyon"; not "is hard of hearing in his left ear")."""
+    return (
+        claim.predicate in _COPULAS
+        and not claim.complement
+        and any(role.split(" ", 1)[0] in _PLACE_PREPOSITIONS for role in claim.roles)
     )
 
 
@@ -229,10 +238,13 @@ def changes_to_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """ "Rina switched to 555-0110" for "Rina's phone number is 555-0199": a change said of the
     owner of the older claim's subject (or of that subject), to a value of the older value's
     kind (both numbers, or phrases at cosine ≥ ``COMPLEMENT_KIN``: "Elixir" for "Rust", not
-    "a cappuccino")."""
+    "a cappuccino"). A change that names its own attribute changes only that one: "Ezra moved
+    here from Rotterdam" is where Ezra lives, not a change of his kids' names."""
     if not (new.predicate.split()[0] in CHANGE_VERBS or new.negated) or not old.complement:
         return False
-    if not (same_subject(old, new) or (old.owner and old.owner.split()[0] == new.subject)):
+    if not same_subject(old, new) and (
+        not old.owner or old.owner.split()[0] != new.subject or new.predicate in _KIN
+    ):
         return False
     value = value_phrase(new)
     if not value:
