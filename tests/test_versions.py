@@ -591,6 +591,24 @@ def test_unrelated_facts_about_one_subject_do_not_push_each_other_down(
     assert all(r.memory.previous_version is None for r in results)
 
 
+@pytest.mark.parametrize("speaker", ["", "Mira: "])
+def test_an_exchange_a_newer_one_updates_ranks_below_it_unless_a_turn_between_speakers(
+    mem: CognitiveMemory, speaker: str
+) -> None:
+    # what the agent middleware stores: the user's message and the reply, as an episode
+    old, new = (f"{speaker}My work extension is {n}.\nGot it." for n in (2214, 3378))
+    for text, days in ((old, 60), (new, 1)):
+        mem.add(
+            text, id=f"turn-{days}", memory_type="episodic", created_at=_at(days), now=_at(days)
+        )
+    found = {r.text: r for r in mem.search("What is my work extension?", now=NOW, reinforce=False)}
+    if speaker:  # a turn of a conversation between people: a later one rarely corrects it
+        assert not found[old].explanation.penalties and not found[new].explanation.penalties
+    else:
+        assert found[new].score > found[old].score
+        assert found[old].explanation.penalties.get("newer_version", 1.0) < 1.0
+
+
 def test_a_restated_fact_merges_across_days_even_as_an_episode(mem: CognitiveMemory) -> None:
     first = mem.write("I live in Rome.", created_at=_at(30), now=_at(30))
     again = mem.write("I'm living in Rome.", now=_at(1))

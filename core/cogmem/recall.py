@@ -32,6 +32,7 @@ from .checks import check_bool, check_int, check_text
 from .config import CognitiveMemoryConfig
 from .errors import InvalidInputError, InvalidTypeError
 from .filters import Where, build_where, compile_filters
+from .lines import has_speaker
 from .namespace import Namespace
 from .packing import TokenCounter, mmr_order, pack
 from .records import SUMMARY_KEY, MemoryRecord, SearchResult
@@ -364,16 +365,18 @@ def evidence(
     """What the texts of the ``version_candidates`` most relevant memories the query found say
     about their pairs: which updates which, which are not versions of one fact.
 
-    Only a newer memory that is not an episode updates another at read time (an episode is a
-    turn of what happened: in a conversation, a later turn that reads like a change rarely
-    is one; measured on LoCoMo, docs/benchmarks.md). Write-time links are not limited so."""
+    A turn of a conversation between named speakers ("Mira: ...") never updates another at
+    read time: in a conversation, a later turn that reads like a change rarely is one
+    (measured on LoCoMo, docs/benchmarks.md). What one person told the memory (a fact, or an
+    episode with no speaker named, as the agent middleware stores a user's message and its
+    reply) may. Write-time links are not limited so."""
     if versions is None or config.version_evidence != "slots":
         return Evidence()
     direct = [c for c in found if c.via == "search"]
     top = sorted(direct, key=lambda c: (-fused.get(c.memory.id, 0.0), c.memory.id))
     chosen = top[: config.version_candidates]
-    if all(c.memory.memory_type == "episodic" for c in chosen):
-        return Evidence()  # episodes only: a later turn of a conversation rarely corrects one
+    if all(c.memory.memory_type == "episodic" and has_speaker(c.memory.text) for c in chosen):
+        return Evidence()  # turns of a conversation only: a later one rarely corrects another
     unread = [c.memory.id for c in chosen if c.vector is None]
     read = namespace.vectors(unread) if unread else {}
     found_pairs = versions.pairs(
@@ -390,9 +393,10 @@ def evidence(
 
 
 def _may_update(memory: MemoryRecord) -> bool:
-    """Whether a memory may outdate an older one at read time: not an episode, nor a summary
-    of older memories."""
-    return memory.memory_type != "episodic" and SUMMARY_KEY not in memory.metadata
+    """Whether a memory may outdate an older one at read time: not a turn of a conversation
+    between named speakers, nor a summary of older memories."""
+    turn = memory.memory_type == "episodic" and has_speaker(memory.text)
+    return not turn and SUMMARY_KEY not in memory.metadata
 
 
 def widened(
