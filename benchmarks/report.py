@@ -60,6 +60,13 @@ QUALITY: dict[str, list[str]] = {
         "--fillers",
         "benchmarks/data/versions/dev2_fillers.jsonl",
     ],
+    "versions_dev3": [
+        "benchmarks/versions.py",
+        "--set",
+        "benchmarks/data/versions/dev3.jsonl",
+        "--fillers",
+        "benchmarks/data/versions/dev3_fillers.jsonl",
+    ],
     "versions_heldout": [
         "benchmarks/versions.py",
         "--set",

@@ -11,7 +11,7 @@ __all__ = ["versions_section", "versions_targets"]
 Table = Callable[[Sequence[str], Iterable[Sequence[Any]]], list[str]]
 _METRICS = ("current_first", "kept", "merged", "linked", "own_first")
 _PATHS = ("semantic", "default", "episodic-default", "middleware")
-_SETS = ("versions", "versions_dev2", "versions_heldout", "versions_heldout2")
+_SETS = ("versions", "versions_dev2", "versions_dev3", "versions_heldout", "versions_heldout2")
 
 
 def _share(result: dict[str, Any], metric: str) -> Any:

@@ -20,7 +20,7 @@ import Stemmer
 from .claims import Claim
 from .shortforms import only_abbreviated
 
-__all__ = ["agree", "same_hours"]
+__all__ = ["agree", "other_voice", "same_hours"]
 
 
 def agree(old: Claim, new: Claim) -> bool:
@@ -38,6 +38,22 @@ def agree(old: Claim, new: Claim) -> bool:
         and old.negated == new.negated
         and old.state == new.state
         and (not old.roles or not new.roles or _roles_agree(old, new))
+    )
+
+
+def other_voice(active: Claim, passive: Claim) -> bool:
+    """Whether two claims are one clause in the active and the passive voice ("A contractor
+    is replacing our roof" / "Our roof is being replaced by a contractor"): one predicate and
+    negation, the passive's agent ("by ...") names the active's subject, and the passive's
+    subject is among what the active says of it."""
+    return (
+        active.predicate == passive.predicate
+        and active.negated == passive.negated
+        and "by" in passive.value
+        and bool(active.thing)
+        and active.thing <= passive.content
+        and bool(passive.thing)
+        and passive.thing <= active.content
     )
 
 

@@ -48,7 +48,8 @@ CHANGE_VERBS = frozenset(
         "lay", "swap", "trade", "convert", "turn", "migrate", "transition", "remove",
         "double", "triple", "halve", "lower", "shorten", "lengthen", "extend", "up",
         "boost", "trim", "rebook", "rearrange", "redo", "reset", "set", "update",
-        "expire", "renew", "reopen", "close",
+        "expire", "renew", "reopen", "close", "subscribe", "unsubscribe", "enroll",
+        "register", "purchase",
     }
 )  # fmt: skip
 

@@ -107,9 +107,12 @@ def _appositive_name(token: Any) -> bool:
     return bool(token.dep_ == "appos" and token.pos_ == "PROPN" and token.text[:1].isupper())
 
 
-def subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
+def subject_phrase(
+    head: Any, speaker: str, leave: frozenset[int] = frozenset()
+) -> tuple[str, str, bool]:
     """The canonical subject of a clause whose subject token is ``head``, its owner ("user
-    wife" in "my wife's cousin"), and whether it names a person or thing as itself."""
+    wife" in "my wife's cousin"), and whether it names a person or thing as itself; the tokens
+    at positions ``leave`` are not part of it."""
     lower = head.lower_
     if lower in FIRST_PERSON:
         return speaker, "", True
@@ -117,14 +120,16 @@ def subject_phrase(head: Any, speaker: str) -> tuple[str, str, bool]:
     # it: what is said is of the birthday
     owned = next((c for c in head.children if c.dep_ == "appos" and c.i > head.i), None)
     if owned is not None and any(g.dep_ == "poss" for g in owned.children):
-        return subject_phrase(owned, speaker)
+        return subject_phrase(owned, speaker, leave)
     if head.pos_ == "PRON":
         return lower, "", True
     # an owner named by a pronoun ("their car") is unresolved: the phrase is read without it
     possessives = _possessives(head)
     owners = [c for c in possessives if c.lower_ not in OTHER_POSSESSIVES]
     pronoun_owned = {t.i for c in possessives if c.lower_ in OTHER_POSSESSIVES for t in c.subtree}
-    owned = {t.i for c in owners for t in c.subtree} | pronoun_owned
+    owned = {t.i for c in owners for t in c.subtree} | pronoun_owned | leave
+    if head.pos_ == "PROPN":  # "Lucía and her partner relocated": Lucía relocated
+        owned |= {t.i for c in head.children if c.dep_ in ("conj", "cc") for t in c.subtree}
     owner = " ".join(w for c in owners for w in phrase(c.subtree, c, speaker))
     rest = phrase((t for t in head.subtree if t.i not in owned), head, speaker)
     named = " ".join([owner, *rest]).strip() or word(head)

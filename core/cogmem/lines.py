@@ -59,7 +59,7 @@ _CHANGE_MARKS = re.compile(
     r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switched|changed|"
     r"moved|updated?|new|now|these days|nowadays|rescheduled|postponed|pushed|turns out|"
     r"replaced|not|no(?!\.?\s?\d)|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
-    r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed)\b",
+    r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed|spelled|spelt)\b",
     re.IGNORECASE,
 )
 
@@ -70,12 +70,21 @@ _NEGATION_MARKS = frozenset({"not", "no", "isn't", "aren't", "wasn't", "don't", 
 
 def marks_revision(text: str) -> bool:
     """Whether ``text`` says it corrects or changes something by more than a negation
-    ("Actually, ...", "I no longer ...", "switched"; not only "I don't ...").
+    ("Actually, ...", "I no longer ...", "switched"; not only "I don't ..."), or names what
+    it replaces after a negation set apart ("It's at 65,000 miles, not 60.").
 
     >>> marks_revision("Actually, it's Tuesday."), marks_revision("It's not Tuesday.")
     (True, False)
+    >>> marks_revision("It's Kathryn, with a y, not Katherine.")
+    True
     """
+    if _REPLACES.search(text):
+        return True
     return any(m.group(0).lower() not in _NEGATION_MARKS for m in _CHANGE_MARKS.finditer(text))
+
+
+# "..., not 60", "... - not Katherine": what a correction replaces, set apart after it.
+_REPLACES = re.compile(r"[,;–—-]\s*not\s+\w", re.IGNORECASE)
 
 
 def marks_change(text: str) -> bool:

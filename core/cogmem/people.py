@@ -46,11 +46,16 @@ def _apposed(claim: Claim, statement: Statement) -> set[str]:
 
 
 def named_in(statement: Statement) -> set[str]:
-    """:func:`people_of` that are the user or written with a capital ("Nadia", not "kid")."""
+    """:func:`people_of` that are the user or written with a capital ("Nadia", not "kid",
+    nor a relative that starts a sentence: "Parents' anniversary: 8 July.")."""
     return {
         p
         for p in people_of(statement)
-        if p == "user" or re.search(rf"\b{re.escape(p[:1].upper() + p[1:])}", statement.text)
+        if p == "user"
+        or (
+            p not in RELATIVES
+            and re.search(rf"\b{re.escape(p[:1].upper() + p[1:])}", statement.text)
+        )
     }
 
 

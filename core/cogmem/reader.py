@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
-from .clauses import FAMILY_WORDS, word
+from .clauses import FAMILY_WORDS, FIRST_PERSON, word
 from .errors import CogmemError
 from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 from .statements import MAX_WORDS, Claim, Statement, read_doc
@@ -112,7 +112,7 @@ class StatementReader:
 
 # Words chat drops that say nothing of what a statement is about.
 _GIST_SKIPS = frozenset(
-    {"a", "an", "the", "i", "my", "me", "mine", "myself", "we", "our", "us", "ours"}
+    {"a", "an", "the", "i", "my", "me", "mine", "myself", "we", "our", "us", "ours", "user"}
 )
 
 
@@ -123,7 +123,7 @@ def _gist(doc: Any) -> list[str]:
     return [
         FAMILY_WORDS.get(t.lower_, us_spelling(t.lower_))
         for t in doc
-        if not (t.is_punct or t.is_space)
+        if not (t.is_punct or t.is_space or t.tag_ == "POS")  # "'s" of "User's"
         and t.lower_ not in _GIST_SKIPS
         and not (t.lemma_ in ("be", "have") and t.tag_ in ("VBZ", "VBP"))
     ]
@@ -139,10 +139,18 @@ def shared_reader() -> StatementReader:
     return _SHARED[0]
 
 
+# Words that name the speaker: "I", and "the user" of an agent's note.
+_SPEAKER = FIRST_PERSON | {"user"}
+
+
 def _anchors(doc: Any) -> set[str]:
-    """The names, numbers and negations of a parsed line, canonical."""
+    """The names, numbers and negations of a parsed line, canonical (not "User" of an agent's
+    note, which is the speaker, as "I" is)."""
     return {
         "not" if t.dep_ == "neg" else word(t)
         for t in doc
-        if t.pos_ == "PROPN" or t.like_num or t.dep_ == "neg" or any(ch.isdigit() for ch in t.text)
+        if (t.pos_ == "PROPN" and t.lower_ not in _SPEAKER)
+        or t.like_num
+        or t.dep_ == "neg"
+        or any(ch.isdigit() for ch in t.text)
     }

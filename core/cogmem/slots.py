@@ -157,10 +157,17 @@ def same_subject(old: Claim, new: Claim) -> bool:
             return len(others) > len(words) and others[-len(words) :] == words
         # a first name the small model tagged a common noun ("Greta drives a Volvo.")
         return len(words) > 1 and other.subject in words[:1]
-    if old.owner and new.owner and old.owner != new.owner:
+    if old.owner and new.owner and not _one_owner(old.owner, new.owner):
         return False
     a, b = old.thing, new.thing
     return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def _one_owner(a: str, b: str) -> bool:
+    """Whether two owners are one: the same, or the user's relative named with and without
+    "my" ("parent" / "user parent": "Parents' anniversary: 8 July." is the speaker's)."""
+    short, long = sorted((a, b), key=len)
+    return a == b or (long == f"user {short}" and set(short.split()) <= RELATIVES)
 
 
 def bare(claim: Claim) -> bool:

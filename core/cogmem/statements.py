@@ -69,6 +69,7 @@ _FILLERS = frozenset(
         "also", "anymore", "today", "these", "day", "days", "sorry", "oops", "wait", "well",
         "ok", "okay", "so", "indeed", "correction", "update", "fyi", "btw", "anyway", "yes",
         "no", "longer", "officially", "finally", "again", "too", "instead", "then",
+        "named", "called",  # "two daughters named Zara and Mina": two daughters, Zara and Mina
     }
 )  # fmt: skip
 # Verbs that lead into what is said and claim nothing themselves ("I meant", "as I said").
@@ -162,13 +163,20 @@ def _complement(verb: Any) -> tuple[str, str]:
 
 
 def _kind(tokens: Sequence[Any]) -> str:
-    """``number`` (a digit), ``name`` (a proper noun, or a capitalised word inside the
-    sentence) or ``word``."""
+    """``number`` (a digit), ``name`` (a proper noun written with a capital, or in a text
+    with none; or a capitalised word inside the sentence; not a day or month: "vegetarian on
+    Tuesdays" is a word) or ``word``."""
     if any(any(ch.isdigit() for ch in t.text) for t in tokens):
         return "number"
-    if any(t.pos_ == "PROPN" or (_capitalised(t) and not t.is_sent_start) for t in tokens):
+    if any(_named(t) and t.lower_ not in TIME_WORDS for t in tokens):
         return "name"
     return "word" if tokens else ""
+
+
+def _named(token: Any) -> bool:
+    if _capitalised(token):
+        return token.pos_ == "PROPN" or not token.is_sent_start
+    return token.pos_ == "PROPN" and not any(ch.isupper() for ch in token.doc.text)
 
 
 def _capitalised(token: Any) -> bool:
@@ -254,7 +262,41 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             or _owned_complement(claim, verb, speaker)
             or claim
         )
+    for sent in doc.sents:
+        if not any(sent.start <= verb.i < sent.end for verb, _ in found):
+            claims.extend(_labelled(sent, speaker))
     return claims
+
+
+def _labelled(sent: Any, speaker: str) -> list[Claim]:
+    """ "Favorite color: green", "User's home airport: Manchester", "New email address:
+    x@y.org": a line with no verb that names a thing in words, then after a colon what it is,
+    read as "the thing is what follows" (no claim for any other verbless line)."""
+    root = sent.root
+    colon = next((c for c in root.children if c.text == ":" and c.i > root.i), None)
+    if root.pos_ not in ("NOUN", "PROPN") or colon is None:
+        return []
+    if any(t.is_punct for t in sent if t.i < colon.i):
+        return []  # a label is words: not a quoted JSON key ('{"text": ...}')
+    after = [t for t in sent if t.i > colon.i]
+    tokens = [
+        t for t in after if t.pos_ in _VALUE_POS and t.lower_ not in _FILLERS and not t.is_space
+    ]
+    if not tokens:
+        return []
+    who, owner, _ = subject_phrase(root, speaker, frozenset(t.i for t in after))
+    value = " ".join(word(t) for t in tokens)
+    return [
+        Claim(
+            subject=who,
+            predicate="be",
+            value=tuple(sorted(word(t) for t in tokens)),
+            owner=owner,
+            complement=value,
+            complement_kind=_kind(tokens),
+            value_kind=_kind(tokens),
+        )
+    ]
 
 
 def _leads_in(verb: Any, tokens: Sequence[Any]) -> bool:

@@ -50,13 +50,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Literal
 
 import numpy as np
 
-from .agreement import agree, same_hours
+from .agreement import agree, other_voice, same_hours
 from .claims import CHANGE_VERBS, Claim, Statement
-from .people import is_pronoun, named_in, people_of, relatives_of, share_a_person
+from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
 from .records import MemoryRecord
@@ -146,6 +147,22 @@ def _conflict(old: Statement, new: Statement) -> str:
     return ""
 
 
+def _namesakes(old: Statement, new: Statement) -> bool:
+    """Whether a name both texts give is two people's, as the relatives right before it say
+    ("my brother Tomás's birthday" / "my cousin Tomás's birthday"; not "my uncle Teodor" /
+    "Teodor")."""
+
+    def kin(gist: Sequence[str]) -> dict[str, str]:
+        return {name: before for before, name in pairwise(gist) if before in RELATIVES}
+
+    theirs, ours = kin(old.gist), kin(new.gist)
+    return any(
+        name in ours and ours[name] != relative
+        for name, relative in theirs.items()
+        if name in old.anchors & new.anchors
+    )
+
+
 def _other_anchors(old: Statement, new: Statement) -> bool:
     """Whether one statement has a name, number or negation the other has not (a word
     tagged a name in one text only, "MARIA" shouted, is in both)."""
@@ -189,7 +206,7 @@ def relate(
     if spelled := respelled(old.anchors, new.anchors, new.text):  # "Thompson, with a p"
         return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
     theirs, ours = named_in(old), named_in(new)
-    if theirs and ours and not share_a_person(theirs, ours):
+    if (theirs and ours and not share_a_person(theirs, ours)) or _namesakes(old, new):
         return Relation("different")  # other people: whatever the clauses say, not one fact
     if only_abbreviated(old.words, new.words) or (old.gist and same_hours(old.gist, new.gist)):
         # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green"
@@ -208,9 +225,9 @@ def relate(
             )
             slot = same_slot(a, b, similar)
             one = slot or _key(a) == _key(b) or one_predicate(a, b, similar)
-            if one and agree(a, b):
-                agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order)
-                agreed_new.add(j)
+            if (one and agree(a, b)) or other_voice(a, b) or other_voice(b, a):
+                agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order,
+                agreed_new.add(j)  # the passive voice)
                 continue
             if one and agree(a, replace(b, state=a.state)):
                 retold = True  # the same said in another tense: "lives" / "lived"
@@ -235,10 +252,12 @@ def relate(
         return Relation("different")
     conflict = _conflict(old, new)
     close = cosine is not None and cosine >= MARKED_TOPIC
-    # a newer text that says it changes something, close to the older: a change, unless it
-    # names other people (a subject of the same kind may be one the parser misread, or a
-    # synonym: "my doctor" / "my new GP"; the text says it changes something)
-    if new.marked and close and conflict != "people":
+    # a newer text that says it changes something by more than a negation, close to the
+    # older: a change, unless it names other people (a subject of the same kind may be one the
+    # parser misread, or a synonym: "my doctor" / "my new GP"; the text says it changes
+    # something). A negation alone says no such thing: "Moose has a sensitive stomach - no
+    # rawhides" changes nothing said of Moose before.
+    if new.revises and close and conflict != "people":
         return Relation("update", ("said to change it",))
     changing = new.marked or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims)
     if conflict or (
@@ -247,6 +266,7 @@ def relate(
         and _other_attributes(old, new, strict=changing)
         and _informative(new)
         and not _shared_values(old, new)
+        and not (_timed(old) and _anchored(old, new, cosine))
     ):
         return Relation("different")
     if not (retold or changing) and _anchored(old, new, cosine):
@@ -254,6 +274,16 @@ def relate(
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     return Relation("unknown")
+
+
+def _timed(statement: Statement) -> bool:
+    """Whether a text names a clock time ("13:45"): with the same names and numbers, two
+    texts close in meaning that give one subject one time say one thing however their verbs
+    differ ("The kids' bedtime is 8 pm." / "The kids go to bed at 20:00.")."""
+    return any(_CLOCK.fullmatch(a) for a in statement.anchors)
+
+
+_CLOCK = re.compile(r"\d\d:\d\d")
 
 
 def _anchored(old: Statement, new: Statement, cosine: float | None) -> bool:
