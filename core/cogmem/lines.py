@@ -83,8 +83,16 @@ def marks_revision(text: str) -> bool:
     return any(m.group(0).lower() not in _NEGATION_MARKS for m in _CHANGE_MARKS.finditer(text))
 
 
-# "..., not 60", "... - not Katherine": what a correction replaces, set apart after it.
-_REPLACES = re.compile(r"[,;–—-]\s*not\s+\w", re.IGNORECASE)
+# What a correction replaces, set apart after it ("..., not 60", "... - not Katherine"); a
+# "no" that answers what was said ("No, it's Tuesday."); a negation and, set apart after it,
+# what holds instead ("It isn't Tuesday, it's Wednesday.", "not Tuesday but Wednesday").
+_REPLACES = re.compile(
+    r"[,;–—-]\s*not\s+\w"
+    r"|^\W*(?:no|nope|nah)\s*[,.!;:–—-]"
+    r"|\b(?:not|isn't|wasn't|aren't|weren't)\b[^.;,–—-]*[,;–—-]\s*(?:it'?s|it is|but|rather)\b"
+    r"|\bnot\s+\w+(?:\s+\w+)?\s+but\b",
+    re.IGNORECASE,
+)
 
 
 def marks_change(text: str) -> bool:

@@ -48,15 +48,17 @@ def _apposed(claim: Claim, statement: Statement) -> set[str]:
 def named_in(statement: Statement) -> set[str]:
     """:func:`people_of` that are the user or written with a capital ("Nadia", not "kid",
     nor a relative that starts a sentence: "Parents' anniversary: 8 July.")."""
-    return {
-        p
-        for p in people_of(statement)
-        if p == "user"
-        or (
-            p not in RELATIVES
-            and re.search(rf"\b{re.escape(p[:1].upper() + p[1:])}", statement.text)
-        )
-    }
+    return {p for p in people_of(statement) if p == "user" or _capitalised(p, statement.text)}
+
+
+def _capitalised(person: str, text: str) -> bool:
+    """Whether a word of ``person`` other than a relative is written with a capital in
+    ``text`` ("grandmother june" of "Grandma June")."""
+    return any(
+        re.search(rf"\b{re.escape(w[:1].upper() + w[1:])}", text)
+        for w in person.split()
+        if w not in RELATIVES
+    )
 
 
 #: Words for relatives: a closed class, each a person of its own.
