@@ -644,6 +644,12 @@ def test_an_exchange_a_newer_one_updates_ranks_below_it_unless_a_turn_between_sp
         assert found[old].explanation.penalties.get("newer_version", 1.0) < 1.0
 
 
+def test_a_digit_int_cannot_read_is_no_hour(mem: CognitiveMemory) -> None:
+    """ "²" is a digit to ``str.isdigit`` and not to ``int``: the write is stored, not failed."""
+    mem.write("09:00", now=NOW)
+    assert mem.write("²", now=NOW).action == "stored"
+
+
 def test_a_restated_fact_merges_across_days_even_as_an_episode(mem: CognitiveMemory) -> None:
     first = mem.write("I live in Rome.", created_at=_at(30), now=_at(30))
     again = mem.write("I'm living in Rome.", now=_at(1))

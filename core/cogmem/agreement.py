@@ -87,11 +87,12 @@ def same_hours(a: Sequence[str], b: Sequence[str]) -> bool:
 
 
 def _one_hour(x: str, y: str) -> bool:
-    bare, clock = (x, y) if x.isdigit() else (y, x)
-    if not bare.isdigit() or not (1 <= int(bare) <= 12) or not clock.endswith(":00"):
+    # isdecimal, not isdigit: "²" is a digit int() cannot read
+    bare, clock = (x, y) if x.isdecimal() else (y, x)
+    if not bare.isdecimal() or not (1 <= int(bare) <= 12) or not clock.endswith(":00"):
         return False
     hour = clock[:-3]
-    return hour.isdigit() and int(hour) % 12 == int(bare) % 12
+    return hour.isdecimal() and int(hour) % 12 == int(bare) % 12
 
 
 def _objects(roles: frozenset[str]) -> dict[str, str]:
