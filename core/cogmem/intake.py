@@ -561,6 +561,7 @@ class _CallView:
 
     def __init__(self, table: RecordTable | None) -> None:
         self._table = table
+        self._read: dict[str, MemoryRecord | None] = {}  # the table's records, built once
         self._over: dict[str, MemoryRecord] = {}
         self._stored: set[str] = set()  # ids of stored memories in _over
         self._newer: dict[str, set[str]] = {}  # previous_version -> ids, among _over
@@ -569,7 +570,11 @@ class _CallView:
         """The memory as the call sees it."""
         if memory_id in self._over:
             return self._over[memory_id]
-        return self._table.get(memory_id) if self._table is not None else None
+        if self._table is None:
+            return None
+        if memory_id not in self._read:
+            self._read[memory_id] = self._table.get(memory_id)
+        return self._read[memory_id]
 
     def put(self, record: MemoryRecord, *, stored: bool) -> None:
         """Take ``record`` as decided (``stored``: a memory already stored, to write back)."""
