@@ -459,6 +459,8 @@ def test_a_change_of_one_attribute_updates_no_other(
         ("My blood type is O positive.", "User's blood type: O positive."),
         ("Grandparents' anniversary: 3 May.", "My grandparents' anniversary is May 3rd."),
         ("I purchased a used Vespa.", "I bought a used Vespa."),  # a verb and its synonym
+        ("Dad lives in SF.", "My father lives in San Francisco."),  # a name shortened
+        ("My nephew is 12.", "My nephew is twelve years old."),  # an age, with its unit
         ("I have two sons, Leo and Max.", "User has two sons named Leo and Max."),
         # the passive voice, its agent named
         ("A landscaper named Ivo mows our lawn.", "Our lawn is mowed by a landscaper named Ivo."),

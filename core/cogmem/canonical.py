@@ -190,8 +190,12 @@ def canonical_text(text: str) -> str:
         digits = text
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
-    said = calendar_dates(clock_times(spelled_is(apostrophised(digits))))
+    said = calendar_dates(clock_times(spelled_is(apostrophised(_AGE.sub(r"\1", digits)))))
     return _GLUED.sub("", _COMPOUND.sub(_us_compound, said))
+
+
+# "is 16 years old" says an age as "is 16" does.
+_AGE = re.compile(r"\b(\d+)\s+(?:years?|yrs?)\s+old\b", re.IGNORECASE)
 
 
 # A hyphenated compound ("grey-green"): spelled part by part before it is glued into one word.

@@ -165,9 +165,12 @@ def _namesakes(old: Statement, new: Statement) -> bool:
 
 def _other_anchors(old: Statement, new: Statement) -> bool:
     """Whether one statement has a name, number or negation the other has not (a word
-    tagged a name in one text only, "MARIA" shouted, is in both)."""
+    tagged a name in one text only, "MARIA" shouted, is in both; a name and its
+    abbreviation, "LA" / "Los Angeles", are one)."""
     apart = {a for a in old.anchors ^ new.anchors if a not in old.words or a not in new.words}
-    return bool(apart) and not (_spaced(old.anchors, new.anchors, apart))
+    if not apart or _spaced(old.anchors, new.anchors, apart):
+        return False
+    return not only_abbreviated(apart & old.anchors, apart & new.anchors)
 
 
 def _spaced(old: frozenset[str], new: frozenset[str], apart: set[str]) -> bool:
