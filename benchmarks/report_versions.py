@@ -126,4 +126,12 @@ def versions_section(data: Any, table: Table) -> list[str]:
             f"{d['add_dedup_off']['p95_ms']}): ratio {d['p50_ratio']}.",
             "",
         ]
+        if cold := d.get("cold"):
+            lines += [
+                "The same in a fresh process on the two stores reopened (a restart: the "
+                "neighbours a write compares itself with are read anew): `write` p50 "
+                f"{cold['write']['p50_ms']} ms, `add` p50 {cold['add_dedup_off']['p50_ms']} ms: "
+                f"ratio {cold['p50_ratio']}.",
+                "",
+            ]
     return lines
