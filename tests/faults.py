@@ -4,6 +4,7 @@ read-only filesystems (tmpfs mounts), bytes garbled on disk."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import random
 import shutil
@@ -78,13 +79,35 @@ class SmallDisk:
         self.size_mb = size_mb
 
     def read_only(self, sub: Path | None = None) -> None:
-        """Make the whole filesystem (or the folder ``sub`` in it, by a bind mount) read-only."""
+        """Make the whole filesystem (or the folder ``sub`` in it, by a bind mount) read-only.
+
+        A remount to read-only fails (EBUSY) while a file in it is open for writing: a handle
+        of a closed store that only the garbage collector releases is collected first, and
+        the remount tried again; a failure names the files this process still holds there.
+        """
         if sub is None:
-            if not _mount("-o", "remount,ro", str(self.path)):
-                raise RuntimeError(f"cannot remount {self.path} read-only")
-            return
+            for _ in range(5):
+                gc.collect()
+                if _mount("-o", "remount,ro", str(self.path)):
+                    return
+            raise RuntimeError(
+                f"cannot remount {self.path} read-only; open here: {_open_files(self.path)}"
+            )
         if not (_mount("--bind", str(sub), str(sub)) and _mount("-o", "remount,bind,ro", str(sub))):
             raise RuntimeError(f"cannot make {sub} read-only")
+
+
+def _open_files(folder: Path) -> list[str]:
+    """The files under ``folder`` this process has open (from /proc/self/fd)."""
+    found = []
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith(str(folder)):
+            found.append(target)
+    return sorted(found)
 
 
 @contextlib.contextmanager
