@@ -25,6 +25,7 @@ from cogmem.intake import writable
 from cogmem.judges import judged
 from cogmem.lines import marks_change, marks_revision, speaker_lines
 from cogmem.parser import MODEL_FILES, _check, _model_dir
+from cogmem.people import named_in
 from cogmem.phrases import Phrases
 from cogmem.reader import StatementReader
 from cogmem.records import SUMMARY_KEY, MemoryRecord
@@ -644,6 +645,17 @@ def test_an_exchange_a_newer_one_updates_ranks_below_it_unless_a_turn_between_sp
     else:
         assert found[new].score > found[old].score
         assert found[old].explanation.penalties.get("newer_version", 1.0) < 1.0
+
+
+def test_a_person_named_with_a_relative_word_is_named_by_the_name(
+    reader: StatementReader,
+) -> None:
+    """ "Grandpa Walt" reads as "grandfather walt": written with a capital by "Walt", so it is a
+    person the text names (the relative word alone, "Parents' ...", is not)."""
+    assert named_in(reader.read("Grandpa Walt takes his coffee with cream.")) == {
+        "grandfather walt"
+    }
+    assert named_in(reader.read("Parents' anniversary: 8 July.")) == set()
 
 
 def test_a_digit_int_cannot_read_is_no_hour(mem: CognitiveMemory) -> None:
