@@ -48,10 +48,10 @@ def _apposed(claim: Claim, statement: Statement) -> set[str]:
 def named_in(statement: Statement) -> set[str]:
     """:func:`people_of` that are the user or written with a capital ("Nadia", not "kid",
     nor a relative that starts a sentence: "Parents' anniversary: 8 July.")."""
-    return {p for p in people_of(statement) if p == "user" or _capitalised(p, statement.text)}
+    return {p for p in people_of(statement) if p == "user" or _written_as_name(p, statement.text)}
 
 
-def _capitalised(person: str, text: str) -> bool:
+def _written_as_name(person: str, text: str) -> bool:
     """Whether a word of ``person`` other than a relative is written with a capital in
     ``text`` ("grandmother june" of "Grandma June")."""
     return any(

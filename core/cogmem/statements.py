@@ -285,14 +285,14 @@ def _labelled(sent: Any, speaker: str) -> list[Claim]:
     if not tokens:
         return []
     who, owner, _ = subject_phrase(root, speaker, frozenset(t.i for t in after))
-    value = " ".join(word(t) for t in tokens)
+    words = [word(t) for t in tokens]
     return [
         Claim(
             subject=who,
             predicate="be",
-            value=tuple(sorted(word(t) for t in tokens)),
+            value=tuple(sorted(words)),
             owner=owner,
-            complement=value,
+            complement=" ".join(words),
             complement_kind=_kind(tokens),
             value_kind=_kind(tokens),
         )
