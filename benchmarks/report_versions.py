@@ -60,7 +60,7 @@ def versions_targets(data: Any) -> list[tuple[str, str, str, Any]]:
 
 
 def versions_section(data: Any, table: Table) -> list[str]:
-    """The section: every share by write path, and by style for the dev set."""
+    """The section: every share by write path, and by style for every set."""
     lines: list[str] = []
     sets = [data[n] for n in _SETS if data.get(n)]
     if not sets:
@@ -81,8 +81,9 @@ def versions_section(data: Any, table: Table) -> list[str]:
         "turn of a `create_agent` agent with `CognitiveMemoryMiddleware`, defaults; what it "
         "puts in the system message is scored; it stores every exchange as itself, so nothing "
         "merges). The dev sets (`benchmarks/data/versions/dev.jsonl`, 373 cases; "
-        "`dev2.jsonl`, 225 cases, written after `heldout2.jsonl`) and the held-out sets "
-        "(`heldout.jsonl`, 244 cases; `heldout2.jsonl`, 259 cases) were written by four "
+        "`dev2.jsonl`, 225 cases, written after `heldout2.jsonl`; `dev3.jsonl`, 240 cases, "
+        "written last) and the held-out sets "
+        "(`heldout.jsonl`, 244 cases; `heldout2.jsonl`, 259 cases) were written by five "
         "separate writers who saw neither the mechanism nor each other's cases; the dev sets "
         "are tuned on, the held-out sets were never looked at case by case.",
         "",
@@ -98,11 +99,12 @@ def versions_section(data: Any, table: Table) -> list[str]:
             ],
         )
         lines += [""]
-    dev = data.get("versions")
-    if dev and "semantic" in dev["paths"]:
-        semantic = dev["paths"]["semantic"]
+    for d in sets:  # every set's shares by style, `semantic` path
+        if "semantic" not in d["paths"]:
+            continue
+        semantic = d["paths"]["semantic"]
         styles = sorted({s for m in _METRICS if m in semantic for s in semantic[m]["by_style"]})
-        lines += [f"By style, {dev['set']}, `semantic` path:", ""]
+        lines += [f"By style, {d['set']}, `semantic` path:", ""]
         lines += table(
             ["style", *_METRICS],
             [
