@@ -207,6 +207,29 @@ def test_two_processes_see_each_others_adds_updates_and_deletes(pair: tuple[Any,
 
 
 @pytest.mark.server
+def test_an_id_another_process_deleted_and_added_again_is_caught_up_with_its_new_text(
+    pair: tuple[Any, Child],
+) -> None:
+    """Same id, same count, a new text: caught up as a new memory (before: the old text,
+    vector and postings were kept, as if a stored id's text never changed)."""
+    from cogmem.testing import HashingEmbedder
+
+    mem, child = pair
+    for key, text in TEXTS.items():
+        mem.add(text, id=key, now=NOW)
+    mem.flush()
+    assert mem.get("a").text == TEXTS["a"]
+    child("delete", id="a")
+    child("add", id="a", text="zebracorn sightings near the lighthouse")
+    assert mem.count() == 3
+    assert mem.get("a").text == "zebracorn sightings near the lighthouse"
+    assert ids(mem.search("zebracorn", mode="lexical", now=NOW, reinforce=False)) == ["a"]
+    assert not mem.search("harbour ferry", mode="lexical", now=NOW, reinforce=False)
+    expected = HashingEmbedder(DIM).embed_documents(["zebracorn sightings near the lighthouse"])
+    assert mem.vectors(["a"])["a"].tolist() == pytest.approx(expected[0], rel=1e-6)
+
+
+@pytest.mark.server
 def test_recalls_pending_in_one_process_survive_anothers_update(pair: tuple[Any, Child]) -> None:
     """A recall not yet written (write-behind) by the parent and a newer update by the child
     to the same memory: the parent keeps both, and writes both."""

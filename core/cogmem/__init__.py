@@ -30,6 +30,7 @@ from .errors import (
     ReadOnlyError,
     StageError,
     StorageError,
+    StoreClosedError,
     StoreError,
     StoreLockedError,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "StageError",
     "Stages",
     "StorageError",
+    "StoreClosedError",
     "StoreError",
     "StoreLockedError",
     "WriteOutcome",

@@ -26,6 +26,7 @@ __all__ = [
     "ReadOnlyError",
     "StageError",
     "StorageError",
+    "StoreClosedError",
     "StoreError",
     "StoreLockedError",
     "SummarizerError",
@@ -159,6 +160,11 @@ class StoreLockedError(StoreError):
         super().__init__(message)
         self.path = path
         self.holder = holder or {}
+
+
+class StoreClosedError(StoreError, RuntimeError):
+    """A call on a memory after its :meth:`~cogmem.CognitiveMemory.close` (or on an object
+    built over one): nothing was read or written. Open the store again."""
 
 
 class ReadOnlyError(StoreError):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -18,7 +19,7 @@ from .config import CognitiveMemoryConfig
 from .dedup import Judge
 from .embedding import Embedder, MiniLMEmbedder, embed_texts
 from .errors import InvalidInputError, InvalidTypeError
-from .lock import lock_folder
+from .lock import FolderLock, lock_folder
 from .namespaces import Namespaces
 from .packing import TokenCounter, char_token_count, tiktoken_counter
 from .phrases import Phrases
@@ -35,6 +36,46 @@ def _versions(embedder: Embedder) -> Versions:
     """The version logic over ``embedder`` (holding the embedder, never the handle: a handle
     dropped without close must be freed at once, and its folder lock with it)."""
     return Versions(shared_reader(), Phrases(lambda texts: embed_texts(embedder, texts)))
+
+
+class _Held:
+    """What an open handle holds that must be let go of, kept apart from the handle so that
+    a finaliser can release it when the handle is dropped without ``close()``.
+
+    Attributes:
+        folder_lock: A folder store's lock (``None``: no folder, or released).
+        client: The Chroma client cogmem made (``None``: the caller's, or released).
+        spaces: The namespaces, once opened (their journals and vector files).
+    """
+
+    def __init__(self, folder_lock: FolderLock | None) -> None:
+        self.folder_lock = folder_lock
+        self.client: Any = None
+        self.spaces: Namespaces | None = None
+
+    def let_go(self) -> None:
+        """Release everything, journals first (left for the next open to write when the
+        handle was dropped unclosed), then the client, then the folder lock; idempotent."""
+        spaces, self.spaces = self.spaces, None
+        if spaces is not None and not spaces.closed:
+            held = spaces.unwritten()
+            if held:
+                log.warning(
+                    "a memory was dropped without close(): its %d unwritten adds stay in their "
+                    "journal, and the next open writes them",
+                    held,
+                )
+            spaces.close(flushed=False)
+        client, self.client = self.client, None
+        if client is not None and hasattr(client, "close"):
+            # Released, so that a later open reads the store afresh.
+            try:
+                client.close()
+            except Exception as exc:
+                log.debug("closing the Chroma client failed: %s", exc)
+        lock, self.folder_lock = self.folder_lock, None
+        if lock is not None:
+            lock.release()
 
 
 class MemoryHandle:
@@ -85,10 +126,11 @@ class MemoryHandle:
         )
         self._lock = threading.RLock()
         self._closed = True  # until the store is open
-        self._owns_client = client is None
-        self._folder_lock = None if path is None else lock_folder(Path(path), read_only)
+        held = _Held(None if path is None else lock_folder(Path(path), read_only))
         try:
             self._client = client if client is not None else make_client(path)
+            if client is None:
+                held.client = self._client  # cogmem made it: released with the handle
             self._spaces = Namespaces(
                 self._client,
                 self.config,
@@ -104,23 +146,14 @@ class MemoryHandle:
                 what = f"the embedder ({self.embedder!r})"
                 self._spaces.require(DEFAULT_NAMESPACE).check_width(stated, what)
         except BaseException:
-            self._let_go()
+            held.let_go()
             raise
+        held.spaces = self._spaces
         self._context = self._spaces.context
+        # A handle dropped without close() (``del``, a notebook cell run again) lets go of
+        # its journals before its folder lock, so the next opener replays what it held.
+        self._finalizer = weakref.finalize(self, held.let_go)
         self._closed = False
-
-    def _let_go(self) -> None:
-        """Release what an open holds (the client cogmem made, the folder lock); idempotent."""
-        client = getattr(self, "_client", None)
-        if self._owns_client and client is not None and hasattr(client, "close"):
-            # A client cogmem created: release it, so that a later open reads the store afresh.
-            try:
-                client.close()
-            except Exception as exc:
-                log.debug("closing the Chroma client failed: %s", exc)
-        if self._folder_lock is not None:
-            self._folder_lock.release()
-            self._folder_lock = None
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -142,7 +175,7 @@ class MemoryHandle:
                 failed = exc
             self._spaces.close(flushed=failed is None)
             self._closed = True
-            self._let_go()
+            self._finalizer()  # the client and the folder lock
             if failed is not None:
                 raise failed
 

@@ -317,8 +317,8 @@ class NamespaceIndex:
         """Make this index hold exactly ``stored`` (id -> record, seq, write stamp), as read
         from Chroma.
 
-        BM25 entries are kept for ids present on both sides (their text cannot have changed);
-        the rest are added or removed.
+        BM25 entries are kept for ids present on both sides as the same memory (see
+        :meth:`apply`); the rest are added or removed.
         """
         self.remove([i for i in self.records if i not in stored])
         self.apply(stored)
@@ -326,7 +326,11 @@ class NamespaceIndex:
     def apply(self, stored: Mapping[str, tuple[MemoryRecord, int, int]]) -> tuple[int, int]:
         """Take in records read from Chroma (id -> record, seq, write stamp): new ids are
         added, held ones overwritten (their BM25 entries are kept: the text of a stored
-        memory never changes). Returns how many were added and updated."""
+        memory never changes). An id held under another insertion ``seq`` or text was
+        deleted and added again (by this writer before a crash, or by another): it is
+        indexed afresh, its old postings, timeline place and vector dropped. Returns how many
+        were added and updated."""
+        self.remove([i for i in stored if i in self.records and self._readded(i, stored[i])])
         missing = [i for i in stored if i not in self.records]
         held = [i for i in stored if i in self.records]
         for i in held:
@@ -340,6 +344,13 @@ class NamespaceIndex:
             )
         self.horizon = max([self.horizon, *(stored[i][2] for i in held)])
         return len(missing), len(held)
+
+    def _readded(self, memory_id: str, stored: tuple[MemoryRecord, int, int]) -> bool:
+        """Whether ``stored`` is another memory under a held id: a new insertion (``seq``)
+        or another text (ids are the user's, and may be re-used after a delete)."""
+        record, seq, _ = stored
+        held = self.records
+        return held.seq(memory_id) != seq or held.text(held.row(memory_id)) != record.text
 
     # ------------------------------------------------------------------ persistence
     def save(self, folder: Path, stem: str, generation: int) -> None:

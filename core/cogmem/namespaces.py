@@ -27,7 +27,7 @@ from .clients import (
 from .config import CognitiveMemoryConfig
 from .dedup import Judge
 from .disk import check_space
-from .errors import DuplicateIdError, MemoryNotFoundError, StorageError
+from .errors import DuplicateIdError, MemoryNotFoundError, StorageError, StoreClosedError
 from .held import JOURNALS_SUPPORTED
 from .intake import plan_writes
 from .lexical import Tokenizer
@@ -103,6 +103,7 @@ class Namespaces:
             and (private or (path is not None and JOURNALS_SUPPORTED)),
         )
         self._open: dict[str, Namespace] = {}
+        self._closed = False
         self._reserve = int(config.disk_reserve_mb * 2**20)
         if not read_only:
             self.require(DEFAULT_NAMESPACE)
@@ -116,11 +117,17 @@ class Namespaces:
 
     def names(self) -> list[str]:
         """The namespaces that hold (or held) memories, sorted."""
+        self._refuse_closed()
         return list_namespaces(self.context.client, self.base)
 
     def get(self, name: str, *, create: bool = False) -> Namespace | None:
         """The namespace ``name``, opened on first use; ``None`` when its collection does not
-        exist and ``create`` is off."""
+        exist and ``create`` is off.
+
+        Raises:
+            StoreClosedError: The store was closed.
+        """
+        self._refuse_closed()
         found = self._open.get(name)
         if found is not None:
             return found
@@ -254,13 +261,36 @@ class Namespaces:
 
     def flush(self) -> None:
         """Write every namespace's held adds and recalls, and save their indexes."""
+        self._refuse_closed()
         for name in sorted(self._open):
             self._open[name].flush()
 
     def close(self, *, flushed: bool) -> None:
         """Let go of every namespace (``flushed``: all was written); an in-process store
-        under a name cogmem chose is dropped (nothing else can reach it)."""
+        under a name cogmem chose is dropped (nothing else can reach it). Every later call
+        raises :class:`StoreClosedError`."""
+        self._closed = True
         for namespace in self._open.values():
             namespace.close(flushed=flushed)
             if self._drop_on_close:
                 namespace.drop()
+        self._open.clear()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def unwritten(self) -> int:
+        """How many acknowledged adds are journaled but not yet in Chroma (none in a private
+        in-process store, whose adds live and die with it)."""
+        if self.context.private:
+            return 0
+        return sum(len(ns.held_ids) for ns in self._open.values())
+
+    def _refuse_closed(self) -> None:
+        if self._closed:
+            raise StoreClosedError(
+                f"the store {self.base!r} (at {self.context.folder or 'a Chroma client'}) was "
+                "closed: open a new CognitiveMemory on it"
+            )

@@ -1,0 +1,207 @@
+"""Storage integrity, round three: re-used ids across a crash, calls on a closed or dropped
+handle, both journal copies cut, an emptied Chroma file, the lock file, the disk reserve.
+
+One test (or a few) per defect found by an attacker outside the project's tests, each
+reproducing it as it was found (issue 26). Faults are real where this machine can make them:
+child processes killed with ``os._exit`` before they close, a tmpfs that fills up
+(``tests/faults.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cogmem import CognitiveMemory, StoreClosedError
+from cogmem.testing import HashingEmbedder
+from tests import internals
+from tests.faults import python, start_python
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
+DIM = 64
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    return tmp_path / "store"
+
+
+def _open(folder: Path, **kwargs: object) -> CognitiveMemory:
+    return CognitiveMemory(path=folder, embedder=HashingEmbedder(DIM), **kwargs)  # type: ignore[arg-type]
+
+
+def _in_a_child_that_dies(folder: Path, body: str) -> None:
+    """Run ``body`` (with ``mem`` open on ``folder``) in a child that then dies unclosed."""
+    done = python(
+        "import os\n"
+        "from datetime import datetime, timezone\n"
+        "from cogmem import CognitiveMemory, MemoryInput\n"
+        "from cogmem.testing import HashingEmbedder\n"
+        "now = datetime(2026, 6, 2, 12, tzinfo=timezone.utc)\n"
+        f"mem = CognitiveMemory(path={str(folder)!r}, embedder=HashingEmbedder({DIM}))\n"
+        f"{body}\n"
+        "os._exit(0)\n"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+# ------------------------------------------------------------------------------ 1. re-used ids
+@pytest.mark.parametrize("written", ["to Chroma", "to the journal"])
+def test_an_id_deleted_and_added_again_before_a_crash_holds_its_new_text(
+    folder: Path, written: str
+) -> None:
+    """The saved index is behind Chroma and holds the id with its old text: reconciled by
+    insertion stamp and text, not by id alone (before: the old text, its vector and postings,
+    and an IndexError from the timeline)."""
+    with _open(folder) as mem:
+        mem.add_many([f"harbour note {i}" for i in range(5)], now=NOW)
+        mem.add("alpha lighthouse keeper", id="X", now=NOW)
+    fillers = 70 if written == "to Chroma" else 0  # past add_flush_size: written through
+    _in_a_child_that_dies(
+        folder,
+        "mem.delete('X')\n"
+        "mem.add_many([MemoryInput(text='zebra crossing warden', id='X')]"
+        f" + [f'filler {{j}}' for j in range({fillers})], now=now)",
+    )
+    with _open(folder) as mem:
+        assert mem.get("X").text == "zebra crossing warden"
+        lexical = mem.search("zebra warden", mode="lexical", now=NOW, reinforce=False)
+        assert [r.id for r in lexical][:1] == ["X"]
+        assert not mem.search("alpha lighthouse", mode="lexical", now=NOW, reinforce=False)
+        expected = HashingEmbedder(DIM).embed_documents(["zebra crossing warden"])[0]
+        np.testing.assert_allclose(mem.vectors(["X"])["X"], expected, rtol=1e-6)
+        found = mem.search("zebra crossing warden", mode="dense", now=NOW, reinforce=False)
+        assert found[0].id == "X"
+        assert internals.namespace(mem).index.bm25.ids() == {r.id for r in mem.records()}
+    with _open(folder) as mem:  # and again, from the index saved on close
+        assert mem.get("X").text == "zebra crossing warden"
+
+
+# ------------------------------------------------------------------------------ 3. closed
+def _every_call(mem: CognitiveMemory) -> dict[str, Callable[[], object]]:
+    return {
+        "add": lambda: mem.add("after close", now=NOW),
+        "write": lambda: mem.write("after close", now=NOW),
+        "add_many": lambda: mem.add_many(["after", "close"], now=NOW),
+        "write_many": lambda: mem.write_many(["after", "close"], now=NOW),
+        "search": lambda: mem.search("harbour", now=NOW),
+        "get": lambda: mem.get("X"),
+        "history": lambda: mem.history("X"),
+        "memories": mem.memories,
+        "records": mem.records,
+        "vectors": lambda: mem.vectors(["X"]),
+        "count": mem.count,
+        "len": lambda: len(mem),
+        "namespaces": mem.namespaces,
+        "delete": lambda: mem.delete("X"),
+        "supersede": lambda: mem.supersede("X", "Y"),
+        "reinforce": lambda: mem.reinforce(["X"], now=NOW),
+        "consolidate": lambda: mem.consolidate(now=NOW),
+        "maintain": lambda: mem.maintain(now=NOW),
+        "purge_expired": lambda: mem.purge_expired(now=NOW),
+        "clear": mem.clear,
+        "flush": mem.flush,
+        "asearch": lambda: asyncio.run(mem.asearch("harbour", now=NOW)),
+        "aadd": lambda: asyncio.run(mem.aadd("after close", now=NOW)),
+    }
+
+
+@pytest.mark.parametrize("store", ["folder", "in-process"])
+def test_every_call_on_a_closed_memory_raises_a_named_error(folder: Path, store: str) -> None:
+    """Before: ``add`` returned an id (dropped when the journal was replayed), others raised
+    ``StoreError: 'RustBindingsAPI' object has no attribute 'bindings'``."""
+    mem = _open(folder) if store == "folder" else CognitiveMemory(embedder=HashingEmbedder(DIM))
+    mem.add("harbour note", id="X", now=NOW)
+    mem.add("harbour log", id="Y", now=NOW)
+    mem.close()
+    for name, call in _every_call(mem).items():
+        with pytest.raises(StoreClosedError, match="closed"):
+            call()
+            pytest.fail(f"{name} returned on a closed memory")
+    mem.close()  # still idempotent
+    if store == "folder":
+        with _open(folder) as again:
+            assert sorted(r.id for r in again.records()) == ["X", "Y"]
+
+
+def test_adds_racing_close_are_either_acknowledged_and_kept_or_refused(folder: Path) -> None:
+    """Four threads add while the main thread closes: every id returned is in the store after
+    reopening, every other call raised StoreClosedError (before: 64 adds were acknowledged
+    after close() returned, and lost)."""
+    mem = _open(folder)
+    acked: list[str] = []
+    refused: list[BaseException] = []
+    started = threading.Barrier(5)
+    enough = threading.Event()  # set inside the race: adds acknowledged, more coming
+
+    def adder(n: int) -> None:
+        started.wait()
+        for i in range(400):
+            try:
+                acked.append(mem.add(f"thread {n} note {i}", now=NOW))
+                if len(acked) >= 40:
+                    enough.set()
+            except StoreClosedError as exc:
+                refused.append(exc)
+                return
+
+    threads = [threading.Thread(target=adder, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    started.wait()
+    assert enough.wait(timeout=60)
+    mem.close()
+    for thread in threads:
+        thread.join()
+    assert len(refused) == 4  # each thread was refused once, and stopped
+    with _open(folder) as again:
+        assert {r.id for r in again.records()} == set(acked)
+
+
+# ------------------------------------------------------------------------------ 4. dropped
+def test_a_memory_dropped_without_close_hands_its_adds_to_the_next_opener(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``del mem`` released the folder lock but not the journal, so the next opener could not
+    replay it and saw an empty store until the process exited."""
+    mem = _open(folder)
+    acked = [mem.add(f"harbour note {i}", now=NOW) for i in range(5)]
+    with caplog.at_level(logging.WARNING, logger="cogmem"):
+        del mem
+        gc.collect()
+    assert "dropped without close()" in caplog.text
+    with _open(folder) as again:
+        assert sorted(r.id for r in again.records()) == sorted(acked)
+        assert again.search("harbour note 3", mode="lexical", now=NOW, reinforce=False)
+
+
+def test_a_memory_dropped_in_a_process_that_lives_on_hides_nothing(folder: Path) -> None:
+    child = start_python(
+        "import gc, sys\n"
+        "from datetime import datetime, timezone\n"
+        "from cogmem import CognitiveMemory\n"
+        "from cogmem.testing import HashingEmbedder\n"
+        "now = datetime(2026, 6, 1, 12, tzinfo=timezone.utc)\n"
+        f"mem = CognitiveMemory(path={str(folder)!r}, embedder=HashingEmbedder({DIM}))\n"
+        "ids = [mem.add(f'harbour note {i}', now=now) for i in range(5)]\n"
+        "del mem\n"
+        "gc.collect()\n"
+        "print(' '.join(ids), flush=True)\n"
+        "sys.stdin.readline()\n"  # lives on until told
+    )
+    try:
+        assert child.stdout is not None
+        acked = child.stdout.readline().split()
+        assert len(acked) == 5, child.stderr.read() if child.stderr else ""
+        with _open(folder) as mem:
+            assert sorted(r.id for r in mem.records()) == sorted(acked)
+    finally:
+        child.communicate("\n", timeout=60)
