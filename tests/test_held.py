@@ -20,14 +20,8 @@ import cogmem.held as pending_module
 from cogmem import CognitiveMemory, CognitiveMemoryConfig, MemoryInput
 from cogmem.clients import digest as _digest
 from cogmem.errors import DuplicateIdError, MemoryNotFoundError, StoreError, StoreLockedError
-from cogmem.held import (
-    AddJournal,
-    HeldAdds,
-    claim_orphans,
-    decode_frames,
-    encode_frame,
-    read_frames,
-)
+from cogmem.frames import decode_frames, encode_frame, read_frames
+from cogmem.held import AddJournal, HeldAdds, claim_orphans
 from cogmem.records import MemoryRecord
 from cogmem.testing import HashingEmbedder
 from tests import internals

@@ -21,9 +21,11 @@ import numpy as np
 import pytest
 
 from cogmem import CognitiveMemory, StoreClosedError
+from cogmem.held import mirror_path
 from cogmem.testing import HashingEmbedder
 from tests import internals
-from tests.faults import python, start_python
+from tests.faults import flip_bit, python, start_python
+from tests.test_integrity import _acknowledge_and_die, index_dir
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 DIM = 64
@@ -205,3 +207,67 @@ def test_a_memory_dropped_in_a_process_that_lives_on_hides_nothing(folder: Path)
             assert sorted(r.id for r in mem.records()) == sorted(acked)
     finally:
         child.communicate("\n", timeout=60)
+
+
+# ------------------------------------------------------------------------------ 5. both copies
+def _both_copies(folder: Path) -> tuple[Path, Path]:
+    (journal,) = index_dir(folder).glob("*.journal")
+    return journal, mirror_path(journal)
+
+
+def _frames(data: bytes) -> list[int]:
+    """Where each frame of a journal starts (its magic; payloads are JSON, never holding it)."""
+    return [i for i in range(len(data)) if data.startswith(b"CGJ2", i)]
+
+
+def _lost(caplog: pytest.LogCaptureFixture) -> int:
+    """How many acknowledged adds the ERROR records of the open said were lost."""
+    return sum(getattr(r, "cogmem_lost", 0) for r in caplog.records if r.levelno >= logging.ERROR)
+
+
+@pytest.mark.parametrize("cut", ["5 bytes", "one frame", "both deleted"])
+def test_both_journal_copies_cut_or_deleted_is_a_reported_loss(
+    folder: Path, cut: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before: read as a shorter journal (a torn tail, or none), nothing logged, the journal
+    deleted. Now the ledger beside it says how many adds it must hold: what falls short is
+    reported by count, and the journal is kept aside."""
+    acked = _acknowledge_and_die(folder, 6)
+    for copy in _both_copies(folder):
+        data = copy.read_bytes()
+        if cut == "both deleted":
+            copy.unlink()
+        else:
+            copy.write_bytes(data[:-5] if cut == "5 bytes" else data[: _frames(data)[-1]])
+    expected_lost = 6 if cut == "both deleted" else 1
+    with caplog.at_level(logging.ERROR, logger="cogmem"), _open(folder, read_only=True) as mem:
+        assert len(mem.records()) == 6 - expected_lost
+    assert _lost(caplog) == expected_lost  # a read-only open reports, and moves nothing
+    assert list(index_dir(folder).glob("*.ledger"))
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="cogmem"), _open(folder) as mem:
+        kept = {r.id for r in mem.records()}
+    assert kept <= set(acked) and len(kept) == 6 - expected_lost
+    assert _lost(caplog) == expected_lost and "are lost" in caplog.text
+    assert list(index_dir(folder).glob("*.journal.damaged-*"))  # kept for a person to see
+    caplog.clear()
+    with caplog.at_level(logging.ERROR, logger="cogmem"), _open(folder) as mem:
+        assert {r.id for r in mem.records()} == kept
+    assert caplog.text == ""  # reported once
+
+
+def test_damage_in_different_places_of_the_two_copies_loses_nothing_and_says_nothing(
+    folder: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before: every frame was in one copy or the other, yet the journal was reported as a
+    loss and set aside."""
+    acked = _acknowledge_and_die(folder, 10)
+    journal, mirror = _both_copies(folder)
+    starts = _frames(journal.read_bytes())
+    for copy, frame in ((journal, 2), (mirror, 7)):
+        flip_bit(copy, (starts[frame] + starts[frame + 1]) // 2)
+    with caplog.at_level(logging.WARNING, logger="cogmem"), _open(folder) as mem:
+        assert sorted(r.id for r in mem.records()) == sorted(acked)
+    assert caplog.text == ""
+    assert not list(index_dir(folder).glob("*.journal*"))
+    assert not list(index_dir(folder).glob("*.ledger"))

@@ -15,27 +15,11 @@ process that dies leaves its journal behind, and the next one to open the namesp
 Chroma lacks (:func:`claim_orphans`). A private in-process store needs no journal: nothing
 outlives its process.
 
-Journal format, one frame per ``add``/``add_many`` call::
-
-    b"CGJ2" | n: u32 LE | crc32(payload): u32 LE | crc32(the 12 bytes before): u32 LE
-            | payload: n bytes of UTF-8 JSON
-
-    payload = {"ids": [...], "documents": [...], "metadatas": [...],  # as Chroma stores them
-               "dim": d, "vectors": base64 of the float32 little-endian matrix (rows × d)}
-
-A frame is written with one ``write``; if that fails the file is cut back to its previous
-length. Reading (:func:`read_frames`) tells three things apart:
-
-* a *torn tail*: the last bytes hold less than a header, or a header that checks out and
-  announces more bytes than follow: an add that never returned (its ``write`` was cut short),
-  dropped without a word;
-* *damage*: a header or payload that does not check out although the bytes are all there, or a
-  payload that checks out but cannot be decoded: an acknowledged add the disk garbled. Reading
-  resynchronises at the next header that checks out, so one bad frame costs only itself, and
-  the damage is reported (offset, length, why);
-* the good frames, all of them.
-
-Frames of the first format (``b"CGJ1"``, no header checksum) are still read.
+The bytes of a journal, and how they are read back past damage, are
+:mod:`cogmem.frames`. Both copies cut at one frame boundary, or both deleted, would read as a
+shorter journal: each writer's :class:`~cogmem.ledger.Ledger` beside them records how many
+memories they must hold, and what falls short is reported as lost
+(:attr:`~cogmem.frames.JournalRead.missing`).
 
 Ownership: each writer (one ``CognitiveMemory``) has its own file ``<stem>.<writer>.journal``,
 held under an exclusive ``flock`` while it is open. A journal whose lock can be taken belongs to
@@ -44,24 +28,21 @@ nobody alive (its owner died: the kernel released the lock) and may be replayed.
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
 import os
 import shutil
-import struct
 import time
-import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from .chroma_layout import from_chroma, to_metadata
 from .disk import storage_error
 from .errors import StoreError
+from .frames import JournalEntry, JournalRead, encode_frame, read_pair
+from .ledger import LEDGER_SUFFIX, Ledger, ledger_path, read_ledger
 from .records import MemoryRecord
 
 try:  # POSIX only; elsewhere folder stores write every add through
@@ -72,15 +53,11 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = [
     "JOURNALS_SUPPORTED",
     "AddJournal",
-    "Damage",
     "HeldAdds",
-    "JournalEntry",
-    "JournalRead",
     "claim_orphans",
+    "journal_path",
     "mirror_path",
-    "read_frames",
-    "read_orphans",
-    "read_pair",
+    "read_orphan_journals",
 ]
 
 log = logging.getLogger(__name__)
@@ -90,157 +67,10 @@ FloatArray = npt.NDArray[np.float32]
 JOURNALS_SUPPORTED = fcntl is not None
 """Whether this platform has ``flock`` (journals, hence buffered adds on folder stores)."""
 
-_MAGIC = b"CGJ2"
-_HEADER = struct.Struct("<4sIII")  # magic, payload length, crc32 of payload, crc32 of the rest
-_OLD_MAGIC = b"CGJ1"
-_OLD_HEADER = struct.Struct("<4sII")  # magic, payload length, crc32 of the payload
 _SUFFIX = ".journal"
 _MIRROR = ".mirror"
 _DAMAGED = ".damaged"
 _sync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
-
-
-@dataclass(frozen=True)
-class JournalEntry:
-    """One memory read back from a journal."""
-
-    record: MemoryRecord
-    seq: int
-    vector: FloatArray
-
-
-@dataclass(frozen=True)
-class Damage:
-    """Bytes of a journal that could not be read back although they were written whole.
-
-    Attributes:
-        offset: Where they start in the file.
-        length: How many bytes were skipped.
-        reason: What did not check out.
-    """
-
-    offset: int
-    length: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class JournalRead:
-    """What :func:`read_frames` found: every entry of every good frame, and the damage."""
-
-    entries: list[JournalEntry]
-    damage: list[Damage]
-
-
-def encode_frame(
-    records: Sequence[MemoryRecord], seqs: Sequence[int], vectors: FloatArray
-) -> bytes:
-    """One journal frame holding ``records`` (with their insertion stamps) and ``vectors``."""
-    matrix = np.ascontiguousarray(vectors, dtype="<f4")
-    payload = json.dumps(
-        {
-            "ids": [r.id for r in records],
-            "documents": [r.text for r in records],
-            "metadatas": [to_metadata(r, s) for r, s in zip(records, seqs, strict=True)],
-            "dim": int(matrix.shape[1]),
-            "vectors": base64.b64encode(matrix.tobytes()).decode("ascii"),
-        },
-        separators=(",", ":"),
-        ensure_ascii=False,
-    ).encode("utf-8", "surrogatepass")
-    head = struct.pack("<4sII", _MAGIC, len(payload), zlib.crc32(payload))
-    return head + struct.pack("<I", zlib.crc32(head)) + payload
-
-
-def _decode_payload(payload: bytes) -> list[JournalEntry]:
-    """The entries of one frame's payload.
-
-    Raises:
-        ValueError: It is not what :func:`encode_frame` writes.
-    """
-    try:
-        frame = json.loads(payload.decode("utf-8", "surrogatepass"))
-        dim = int(frame["dim"])
-        matrix = np.frombuffer(base64.b64decode(frame["vectors"]), dtype="<f4")
-        matrix = matrix.reshape(-1, dim).astype(np.float32)
-        return [
-            JournalEntry(from_chroma(memory_id, doc, meta), int(meta["seq"]), matrix[i])
-            for i, (memory_id, doc, meta) in enumerate(
-                zip(frame["ids"], frame["documents"], frame["metadatas"], strict=True)
-            )
-        ]
-    except (KeyError, TypeError, ValueError, StoreError) as exc:
-        raise ValueError(f"payload cannot be decoded ({exc})") from exc
-
-
-def _header_at(data: bytes, at: int) -> tuple[int, int, int] | None:
-    """``(header size, payload size, payload crc)`` of a header that checks out at ``at``."""
-    if data[at : at + 4] == _MAGIC and at + _HEADER.size <= len(data):
-        _, size, crc, check = _HEADER.unpack_from(data, at)
-        if zlib.crc32(data[at : at + _HEADER.size - 4]) == check:
-            return _HEADER.size, size, crc
-        return None
-    if data[at : at + 4] == _OLD_MAGIC and at + _OLD_HEADER.size <= len(data):
-        _, size, crc = _OLD_HEADER.unpack_from(data, at)
-        return _OLD_HEADER.size, size, crc
-    return None
-
-
-def _next_header(data: bytes, start: int) -> int:
-    """The offset of the next header that checks out at or after ``start`` (or the end)."""
-    at = start
-    while True:
-        found = [i for i in (data.find(_MAGIC, at), data.find(_OLD_MAGIC, at)) if i >= 0]
-        if not found:
-            return len(data)
-        at = min(found)
-        if _header_at(data, at) is not None:
-            return at
-        at += 1
-
-
-def read_frames(data: bytes) -> JournalRead:
-    """Every good frame of ``data``, past any damage, and the damage (see the module docstring
-    for how a torn tail is told from damage)."""
-    entries: list[JournalEntry] = []
-    damage: list[Damage] = []
-    at = 0
-    while at < len(data):
-        header = _header_at(data, at)
-        rest = data[at : at + 4]
-        if header is None and len(data) - at < _HEADER.size and _MAGIC.startswith(rest):
-            break  # a torn header: the tail of an add that never returned
-        if header is None:
-            nxt = _next_header(data, at + 1)
-            damage.append(Damage(at, nxt - at, "not a frame header that checks out"))
-            at = nxt
-            continue
-        head, size, crc = header
-        end = at + head + size
-        if end > len(data):
-            nxt = _next_header(data, at + 1)
-            if nxt == len(data):
-                break  # a torn tail: this add never returned
-            damage.append(Damage(at, nxt - at, "frame runs past the next frame"))
-            at = nxt
-            continue
-        payload = data[at + head : end]
-        if zlib.crc32(payload) != crc:
-            nxt = end if head == _HEADER.size else _next_header(data, at + 1)
-            damage.append(Damage(at, nxt - at, "payload checksum does not match"))
-            at = nxt
-            continue
-        try:
-            entries.extend(_decode_payload(payload))
-        except ValueError as exc:
-            damage.append(Damage(at, end - at, f"checksum matches but {exc}"))
-        at = end
-    return JournalRead(entries, damage)
-
-
-def decode_frames(data: bytes) -> list[JournalEntry]:
-    """The entries of every good frame of ``data`` (damage skipped; see :func:`read_frames`)."""
-    return read_frames(data).entries
 
 
 class AddJournal:
@@ -250,8 +80,10 @@ class AddJournal:
 
     Not thread-safe: the caller serialises access (``CognitiveMemory`` holds its lock).
 
+    Its :class:`~cogmem.ledger.Ledger` records how many memories the two hold.
+
     Args:
-        path: The file (its mirror beside it); created if absent.
+        path: The file (its mirror and ledger beside it); created if absent.
 
     Raises:
         StorageError: A file cannot be opened.
@@ -274,15 +106,22 @@ class AddJournal:
         except OSError as exc:
             os.close(fd)
             raise storage_error("opening the add journal's mirror", self.mirror, exc) from exc
+        try:
+            self._ledger = Ledger(ledger_path(path))
+        except StoreError:
+            os.close(fd)
+            os.close(copy)
+            raise
         self._fds: tuple[int, int] | None = (fd, copy)
         self._sizes = [os.fstat(fd).st_size, os.fstat(copy).st_size]
+        self._count = self._ledger.found or 0  # memories the journal holds
 
     @classmethod
     def claim(cls, path: Path) -> AddJournal | None:
-        """Open and lock an existing journal, or ``None`` if a live writer holds it (or it is
-        gone: another process replayed it first)."""
+        """Open and lock an existing journal (or one whose ledger is left), or ``None`` if a
+        live writer holds it (or it is gone: another process replayed it first)."""
         try:
-            return cls(path) if path.exists() else None
+            return cls(path) if path.exists() or ledger_path(path).exists() else None
         except StoreError:
             return None
 
@@ -294,9 +133,10 @@ class AddJournal:
         """Every memory the journal and its mirror hold in good frames, and the damage that
         neither copy could make good (see :func:`read_pair`)."""
         fd, copy = self._open_fds()
-        return read_pair(
+        read = read_pair(
             os.pread(fd, os.fstat(fd).st_size, 0), os.pread(copy, os.fstat(copy).st_size, 0)
         )
+        return replace(read, expected=self._ledger.found)
 
     def append(
         self, records: Sequence[MemoryRecord], seqs: Sequence[int], vectors: FloatArray
@@ -323,10 +163,16 @@ class AddJournal:
                     log.error("could not cut the journal %s back: %s", self.path, cut)
             raise storage_error("writing the add journal", self.path, exc) from exc
         self._sizes = [size + len(frame) for size in self._sizes]
+        self._count += len(records)
+        self._record(self._count)
 
     def clear(self) -> None:
-        """Empty the journal (its memories are in Chroma)."""
+        """Empty the journal (its memories are in Chroma): its ledger first, so that a crash
+        in between leaves a journal replayed again (harmless), never one counted short."""
         fds = self._open_fds()
+        if self._count:
+            self._count = 0
+            self._record(0)
         for n, fd in enumerate(fds):
             if self._sizes[n]:
                 os.ftruncate(fd, 0)
@@ -340,6 +186,7 @@ class AddJournal:
         self.clear()
         self.mirror.unlink(missing_ok=True)
         self.path.unlink(missing_ok=True)
+        self._ledger.close(delete=True)
         self.release()
 
     def set_aside(self) -> Path:
@@ -354,6 +201,7 @@ class AddJournal:
         if self.mirror.exists():
             os.replace(self.mirror, target.with_name(f"{target.name}{_MIRROR}"))
         os.replace(self.path, target)
+        self._ledger.close(delete=True)  # what it counted is in the report
         self.release()
         return target
 
@@ -363,6 +211,13 @@ class AddJournal:
             for fd in self._fds:
                 os.close(fd)
             self._fds = None
+        self._ledger.close()
+
+    def _record(self, memories: int) -> None:
+        try:
+            self._ledger.record(memories)
+        except OSError as exc:  # behind, it hides a later cut; it never invents a loss
+            log.warning("could not update the ledger of %s: %s", self.path, exc)
 
     def _open_fds(self) -> tuple[int, int]:
         if self._fds is None:
@@ -373,24 +228,6 @@ class AddJournal:
 def mirror_path(path: Path) -> Path:
     """Where the mirror of the journal at ``path`` is kept."""
     return path.with_name(f"{path.name}{_MIRROR}")
-
-
-def read_pair(data: bytes, mirror: bytes | None) -> JournalRead:
-    """What a journal and its mirror hold together: the entries of either copy's good frames
-    (each memory once, in the order written), and damage only where neither copy is whole
-    (when one copy reads without damage, it holds every frame: nothing is lost)."""
-    first = read_frames(data)
-    if mirror is None:
-        return first
-    second = read_frames(mirror)
-    seen: set[str] = set()
-    entries: list[JournalEntry] = []
-    for entry in sorted([*first.entries, *second.entries], key=lambda e: e.seq):
-        if entry.record.id not in seen:
-            seen.add(entry.record.id)
-            entries.append(entry)
-    damage = [] if not first.damage or not second.damage else [*first.damage, *second.damage]
-    return JournalRead(entries, damage)
 
 
 def journal_path(folder: Path, stem: str, writer: str) -> Path:
@@ -405,8 +242,11 @@ def claim_orphans(folder: Path, stem: str) -> list[AddJournal]:
     if not JOURNALS_SUPPORTED or not folder.is_dir():
         return []
     _restore_from_mirrors(folder, stem)
-    found = sorted(folder.glob(f"{stem}.*{_SUFFIX}"))
-    return [j for j in (AddJournal.claim(p) for p in found) if j is not None]
+    found = set(folder.glob(f"{stem}.*{_SUFFIX}"))
+    # A ledger whose journal is gone (both copies deleted): claimed with empty copies, so the
+    # adds it counts are reported lost, not forgotten.
+    found |= {p.with_suffix(_SUFFIX) for p in folder.glob(f"{stem}.*{LEDGER_SUFFIX}")}
+    return [j for j in (AddJournal.claim(p) for p in sorted(found)) if j is not None]
 
 
 def _restore_from_mirrors(folder: Path, stem: str) -> None:
@@ -418,22 +258,25 @@ def _restore_from_mirrors(folder: Path, stem: str) -> None:
             shutil.copyfile(mirror, primary)
 
 
-def read_orphans(folder: Path, stem: str) -> list[JournalEntry]:
-    """What the journals of namespace ``stem`` in ``folder`` hold, read without claiming them
+def read_orphan_journals(folder: Path, stem: str) -> list[tuple[Path, JournalRead]]:
+    """What each journal of namespace ``stem`` in ``folder`` holds, read without claiming it
     (for a read-only store, whose open excludes every writer: they are all orphans)."""
-    out: list[JournalEntry] = []
+    out: list[tuple[Path, JournalRead]] = []
     if not folder.is_dir():
         return out
     names = {p.name for p in folder.glob(f"{stem}.*{_SUFFIX}")}
     names |= {p.name[: -len(_MIRROR)] for p in folder.glob(f"{stem}.*{_SUFFIX}{_MIRROR}")}
+    names |= {p.with_suffix(_SUFFIX).name for p in folder.glob(f"{stem}.*{LEDGER_SUFFIX}")}
     for path in (folder / name for name in sorted(names)):
         try:
             copy = mirror_path(path)
             mirror = copy.read_bytes() if copy.exists() else None
             data = path.read_bytes() if path.exists() else mirror or b""
-            out.extend(read_pair(data, mirror).entries)
+            read = read_pair(data, mirror)
         except OSError as exc:
             log.warning("could not read the add journal %s: %s", path, exc)
+            continue
+        out.append((path, replace(read, expected=read_ledger(ledger_path(path)))))
     return out
 
 

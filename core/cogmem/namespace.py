@@ -34,7 +34,8 @@ from . import recovery
 from .config import CognitiveMemoryConfig
 from .errors import CogmemConnectionError, DimensionMismatchError, ReadOnlyError, StoreError
 from .filters import Where
-from .held import AddJournal, HeldAdds, JournalEntry, journal_path
+from .frames import JournalEntry
+from .held import AddJournal, HeldAdds, journal_path
 from .index import NamespaceIndex
 from .lexical import BM25Index, Tokenizer
 from .records import MemoryRecord

@@ -7,9 +7,12 @@ to load the namespace (:class:`~cogmem.namespace.Namespace`) calls :func:`recove
 * a read-only opener shows those memories (indexed, held in memory), and writes nothing.
 
 A journal that held bytes that could not be read back (a flipped bit, a frame that does not
-decode) or memories of another vector width is never deleted: what checks out is written, the
-rest reported (an ERROR log line naming the file), and the file moved aside
-(``<name>.damaged-<time>``) for a person to look at.
+decode), fewer memories than its ledger counts (both copies cut or deleted), or memories of
+another vector width is never deleted: what checks out is written, the rest reported (an ERROR
+log line naming the file and, where the ledger tells, how many acknowledged adds are lost; the
+record carries that number as ``cogmem_lost``), and the file moved aside
+(``<name>.damaged-<time>``) for a person to look at. A read-only open reports the same, and
+moves nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .held import claim_orphans, read_orphans
+from .frames import JournalRead
+from .held import claim_orphans, read_orphan_journals
 
 if TYPE_CHECKING:
     from .namespace import Namespace
@@ -52,32 +56,46 @@ def recover(namespace: Namespace, stem: str, folder: Path, *, read_only: bool) -
                 written,
                 journal.path.name,
             )
-        if not read.damage and not refused:
+        if not read.damage and not read.missing and not refused:
             journal.discard()
             continue
         kept = journal.set_aside()
-        problems = [f"{d.length} bytes at {d.offset} ({d.reason})" for d in read.damage]
-        problems += [f"{refused} memories of another vector width"] if refused else []
-        log.error(
-            "namespace %r: the add journal %s held what could not be written back: %s. "
-            "Acknowledged adds may be lost there; the %d memories that checked out are "
-            "stored. The journal was kept as %s",
-            namespace.name,
-            journal.path.name,
-            "; ".join(problems),
-            written,
-            kept,
+        _report(namespace.name, journal.path.name, read, refused, f"The journal was kept as {kept}")
+
+
+def _report(name: str, journal: str, read: JournalRead, refused: int, then: str) -> None:
+    """Log, as an ERROR, what a journal held that cannot be stored."""
+    problems = [f"{d.length} bytes at {d.offset} ({d.reason})" for d in read.damage]
+    if read.missing:
+        problems.append(
+            f"{read.missing} of the {read.expected} memories its ledger counts are in neither "
+            "copy (cut or deleted)"
         )
+    problems += [f"{refused} memories of another vector width"] if refused else []
+    lost = "are lost" if read.missing else "may be lost"
+    log.error(
+        "namespace %r: the add journal %s held what cannot be stored: %s. Acknowledged adds "
+        "%s there (%d by its ledger); the %d memories that checked out are stored. %s",
+        name,
+        journal,
+        "; ".join(problems),
+        lost,
+        read.missing,
+        len(read.entries) - refused,
+        then,
+        extra={"cogmem_lost": read.missing},
+    )
 
 
 def _show(namespace: Namespace, stem: str, folder: Path) -> None:
     """Index what dead writers' journals hold (no writer can be alive while a read-only store
-    is open), held in memory beside Chroma's memories, never written."""
+    is open), held in memory beside Chroma's memories, never written; report what they lost."""
     width = namespace.width()
-    entries = [
-        e
-        for e in read_orphans(folder, stem)
-        if e.record.id not in namespace and (width is None or len(e.vector) == width)
-    ]
+    entries = []
+    for path, read in read_orphan_journals(folder, stem):
+        refused = [e for e in read.entries if width is not None and len(e.vector) != width]
+        if read.damage or read.missing or refused:
+            _report(namespace.name, path.name, read, len(refused), "Opened read-only: kept as is")
+        entries += [e for e in read.entries if e.record.id not in namespace and e not in refused]
     if entries:
         namespace.show_held(entries)
