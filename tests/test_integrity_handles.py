@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cogmem import CognitiveMemory, StoreClosedError
+from cogmem import CognitiveMemory, CognitiveMemoryConfig, DiskFullError, StoreClosedError
 from cogmem.held import mirror_path
 from cogmem.testing import HashingEmbedder
 from tests import internals
-from tests.faults import flip_bit, python, start_python
+from tests.faults import fill, flip_bit, python, small_disk, start_python
 from tests.test_integrity import _acknowledge_and_die, index_dir
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
@@ -271,3 +271,72 @@ def test_damage_in_different_places_of_the_two_copies_loses_nothing_and_says_not
     assert caplog.text == ""
     assert not list(index_dir(folder).glob("*.journal*"))
     assert not list(index_dir(folder).glob("*.ledger"))
+
+
+# ------------------------------------------------------------------------------ 6, 7. the reserve
+RESERVE = CognitiveMemoryConfig(disk_reserve_mb=16.0)  # on a 32 MiB test disk
+
+
+def test_a_small_add_below_the_reserve_is_refused_like_a_large_one(tmp_path: Path) -> None:
+    """Before: with less free than the reserve, five add() calls succeeded (journal only)
+    while add_many(64) and close() refused."""
+    with small_disk(tmp_path, 32) as disk:
+        store = disk.path / "store"
+        with _open(store, config=RESERVE) as mem:
+            mem.add("harbour note", id="a", now=NOW)
+            filler = fill(disk, leave_bytes=8 * 2**20)
+            for i in range(5):
+                with pytest.raises(DiskFullError, match="reserve"):
+                    mem.add(f"small note {i}", now=NOW)
+            assert [r.id for r in mem.records()] == ["a"]
+            filler.unlink()
+            mem.add("small note after", id="b", now=NOW)
+        with _open(store, config=RESERVE) as mem:
+            assert sorted(r.id for r in mem.records()) == ["a", "b"]
+
+
+def test_a_refused_write_many_with_a_restatement_stores_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One new item and one restatement below the reserve: before, DiskFullError was raised
+    and the new item stayed stored ("could not take back 1 memories")."""
+    with small_disk(tmp_path, 32) as disk:
+        store = disk.path / "store"
+        with _open(store, config=RESERVE) as mem:
+            mem.add("The ferry to the island leaves at nine.", id="a", now=NOW)
+            filler = fill(disk, leave_bytes=8 * 2**20)
+            with caplog.at_level(logging.ERROR, logger="cogmem"), pytest.raises(DiskFullError):
+                mem.write_many(
+                    ["A new note about lighthouses.", "The ferry to the island leaves at nine."],
+                    now=NOW,
+                )
+            assert [r.id for r in mem.records()] == ["a"]
+            assert mem.get("a").access_count == 0
+            assert "could not take back" not in caplog.text
+            filler.unlink()
+        with _open(store, config=RESERVE) as mem:
+            assert [r.id for r in mem.records()] == ["a"]
+
+
+def test_a_held_add_taken_back_leaves_its_journal_too(folder: Path) -> None:
+    """A call that fails after its new memory was journaled takes it back from the journal:
+    a crash then does not bring it back (before, only the index forgot it)."""
+    _in_a_child_that_dies(
+        folder,
+        "from cogmem.errors import StoreError\n"
+        "from cogmem.namespace import Namespace\n"
+        "mem.add('The ferry to the island leaves at nine.', id='a', now=now)\n"
+        "def refuse(self, records):\n"
+        "    raise StoreError('refused for the test')\n"
+        "Namespace.update = refuse\n"
+        "try:\n"
+        "    mem.write_many(['A new note about lighthouses.',\n"
+        "                    'The ferry to the island leaves at nine.'], now=now)\n"
+        "except StoreError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise SystemExit('the write did not fail')\n"
+        "assert [r.id for r in mem.records()] == ['a'], mem.records()",
+    )
+    with _open(folder) as mem:
+        assert [r.id for r in mem.records()] == ["a"]

@@ -166,6 +166,30 @@ class AddJournal:
         self._count += len(records)
         self._record(self._count)
 
+    def cut_back(self, sizes: Sequence[int], count: int) -> None:
+        """Undo the last appends: both copies back to ``sizes`` bytes, the ledger to
+        ``count`` memories (ledger first, so a crash between never counts them short).
+
+        Raises:
+            StorageError: A copy could not be cut (the ledger is then left as it was).
+        """
+        fds = self._open_fds()
+        self._count = count
+        self._record(count)
+        try:
+            for fd, size in zip(fds, sizes, strict=True):
+                os.ftruncate(fd, size)
+                _sync(fd)
+        except OSError as exc:
+            raise storage_error("cutting the add journal back", self.path, exc) from exc
+        self._sizes = list(sizes)
+
+    @property
+    def mark(self) -> tuple[list[int], int]:
+        """Where the journal stands: both copies' sizes and the memories it holds (for
+        :meth:`cut_back`)."""
+        return list(self._sizes), self._count
+
     def clear(self) -> None:
         """Empty the journal (its memories are in Chroma): its ledger first, so that a crash
         in between leaves a journal replayed again (harmless), never one counted short."""
@@ -305,6 +329,7 @@ class HeldAdds:
         self._parts: list[FloatArray] = []
         self._matrix: FloatArray | None = None  # unit rows, built when first queried
         self.since: int | None = None  # time.monotonic_ns() of the oldest, for age flushes
+        self._last: tuple[list[str], tuple[list[int], int] | None] | None = None
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -325,8 +350,10 @@ class HeldAdds:
         Raises:
             StoreError: The journal could not be written.
         """
+        mark = None if self.journal is None else self.journal.mark
         if self.journal is not None:
             self.journal.append(records, seqs, vectors)
+        self._last = ([r.id for r in records], mark)
         if self.since is None:
             self.since = time.monotonic_ns()
         for r in records:
@@ -334,6 +361,30 @@ class HeldAdds:
             self._ids.append(r.id)
         self._parts.append(np.asarray(vectors, dtype=np.float32))
         self._matrix = None
+
+    def take_back(self, ids: Sequence[str]) -> bool:
+        """Forget the last add, when it is exactly ``ids`` (a call that failed after it),
+        from memory and from the journal; ``False`` (nothing done) for any other ids.
+
+        Raises:
+            StorageError: The journal could not be cut back (the memories stay held).
+        """
+        if self._last is None or sorted(self._last[0]) != sorted(ids):
+            return False
+        taken, mark = self._last
+        if self.journal is not None and mark is not None:
+            self.journal.cut_back(*mark)
+        self._last = None
+        keep = len(self._ids) - len(taken)
+        raw = self._raw()[:keep]
+        for memory_id in taken:
+            del self._rows[memory_id]
+        self._ids = self._ids[:keep]
+        self._parts = [raw] if keep else []
+        self._matrix = None
+        if not self._ids:
+            self.since = None
+        return True
 
     def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
         """The vectors (as added) of those ``ids`` that are held."""
@@ -372,6 +423,7 @@ class HeldAdds:
         self._ids, self._rows, self._parts = [], {}, []
         self._matrix = None
         self.since = None
+        self._last = None
 
     def _raw(self) -> FloatArray:
         if len(self._parts) > 1:

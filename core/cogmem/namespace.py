@@ -32,6 +32,7 @@ import numpy as np
 
 from . import recovery
 from .config import CognitiveMemoryConfig
+from .disk import add_bytes
 from .errors import CogmemConnectionError, DimensionMismatchError, ReadOnlyError, StoreError
 from .filters import Where
 from .frames import JournalEntry
@@ -336,9 +337,13 @@ class Namespace:
         index.remove(ids)
 
     def take_back(self, ids: Sequence[str]) -> None:
-        """Delete memories a failed call had just stored (logs what it cannot reach)."""
+        """Delete memories a failed call had just stored (logs what it cannot reach): held
+        ones leave the journal too (they are its last frame), the others leave Chroma."""
         try:
-            self._store.delete(ids)
+            if self._held is not None and self._held.take_back(ids):
+                self.index.remove(ids)
+                return
+            self._store.delete(ids, undo=True)
             self.index.remove(ids)
         except Exception as exc:  # the store is unreachable: say what remains
             log.error("could not take back %d memories of %r: %s", len(ids), self.name, exc)
@@ -540,6 +545,8 @@ class Namespace:
         )
         if aged or len(held) + len(records) > ctx.config.add_flush_size:
             self.write_held()
+        # Held or not, these reach Chroma: the space they will take is there, or nothing is.
+        self._store.before_write(add_bytes(int(vectors.shape[1]), [r.text for r in records]))
         index = self.index
         seqs = self._store.next_seqs(len(records))
         index.add(records, seqs, vectors=vectors)

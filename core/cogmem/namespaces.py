@@ -26,7 +26,7 @@ from .clients import (
 )
 from .config import CognitiveMemoryConfig
 from .dedup import Judge
-from .disk import check_space
+from .disk import add_bytes, check_space, update_bytes
 from .errors import DuplicateIdError, MemoryNotFoundError, StorageError, StoreClosedError
 from .held import JOURNALS_SUPPORTED
 from .intake import plan_writes
@@ -199,6 +199,8 @@ class Namespaces:
             read_types=read_types,
         )
         fresh = [plan.records[i] for i in plan.new]
+        rewrites = sum(len(updated) for updated in plan.rewritten.values())
+        self._check_room(add_bytes(int(vectors.shape[1]), [r.text for r in fresh]), rewrites)
         self.store_new(fresh, vectors[plan.new])
         try:
             for name, updated in plan.rewritten.items():
@@ -287,6 +289,17 @@ class Namespaces:
         if self.context.private:
             return 0
         return sum(len(ns.held_ids) for ns in self._open.values())
+
+    def _check_room(self, add: int, rewrites: int) -> None:
+        """Refuse a whole call up front (a folder store) when the disk cannot take its adds
+        (``add`` bytes) and its ``rewrites``, so that no part of it is written.
+
+        Raises:
+            DiskFullError: The space is not there.
+        """
+        folder = self.context.folder
+        if folder is not None and not self.context.read_only:
+            check_space(folder, add + update_bytes(rewrites), self._reserve)
 
     def _refuse_closed(self) -> None:
         if self._closed:

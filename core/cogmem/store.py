@@ -181,7 +181,7 @@ class ChromaStore:
         self._set_metadata(DIMENSION_KEY, int(dimension))
 
     def _set_metadata(self, key: str, value: int) -> None:
-        self._before_write(1024)
+        self.before_write(1024)
         meta = self._metadata()
         meta[key] = value
         try:
@@ -284,7 +284,7 @@ class ChromaStore:
             Their insertion stamps (seq) and write stamps (w), in order.
         """
         seqs = self.next_seqs(len(memories)) if seqs is None else list(seqs)
-        self._before_write(add_bytes(int(np.shape(vectors)[-1]), [m.text for m in memories]))
+        self.before_write(add_bytes(int(np.shape(vectors)[-1]), [m.text for m in memories]))
         stamps: list[int] = []
         for start in range(0, len(memories), _GET_BATCH):
             part = memories[start : start + _GET_BATCH]
@@ -311,7 +311,7 @@ class ChromaStore:
         """
         if not memories:
             return 0
-        self._before_write(update_bytes(len(memories)))
+        self.before_write(update_bytes(len(memories)))
         stamp = self.next_seqs(1)[0]
         self._own_stamps.append(stamp)
         self._call(
@@ -321,10 +321,12 @@ class ChromaStore:
         )
         return stamp
 
-    def delete(self, ids: Sequence[str]) -> None:
-        """Delete records by id."""
+    def delete(self, ids: Sequence[str], *, undo: bool = False) -> None:
+        """Delete records by id. ``undo``: taking back what a failing call just wrote, which
+        the reserve kept by the space check is there for (never refused for space)."""
         if ids:
-            self._before_write(update_bytes(len(ids)))
+            if not undo:
+                self.before_write(update_bytes(len(ids)))
             self._call("delete", ids=list(ids))
 
     def ids(self, where: Where | None = None) -> list[str]:
@@ -383,8 +385,13 @@ class ChromaStore:
             )
         return chroma_error(action, exc, self._collection)
 
-    def _before_write(self, needed: int) -> None:
-        """Refuse a write up front: after a full disk, or when the space check says no."""
+    def before_write(self, needed: int) -> None:
+        """Refuse a write of up to ``needed`` bytes up front: after a full disk, or when the
+        space check says no.
+
+        Raises:
+            DiskFullError: Either (nothing was written).
+        """
         if self._full is not None:
             raise DiskFullError(
                 f"Chroma failed on a full disk earlier in this process ({self._full}); close "
