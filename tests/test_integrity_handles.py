@@ -20,7 +20,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cogmem import CognitiveMemory, CognitiveMemoryConfig, DiskFullError, StoreClosedError
+from cogmem import (
+    CognitiveMemory,
+    CognitiveMemoryConfig,
+    DiskFullError,
+    StoreClosedError,
+    StoreDamagedError,
+    StoreLockedError,
+)
 from cogmem.held import mirror_path
 from cogmem.testing import HashingEmbedder
 from tests import internals
@@ -338,5 +345,60 @@ def test_a_held_add_taken_back_leaves_its_journal_too(folder: Path) -> None:
         "    raise SystemExit('the write did not fail')\n"
         "assert [r.id for r in mem.records()] == ['a'], mem.records()",
     )
+    with _open(folder) as mem:
+        assert [r.id for r in mem.records()] == ["a"]
+
+
+# ------------------------------------------------------------------------------ 8. chroma.sqlite3
+@pytest.mark.parametrize("how", ["emptied", "deleted"])
+def test_a_store_whose_chroma_file_is_gone_is_refused_and_its_index_kept(
+    folder: Path, how: str
+) -> None:
+    """Before: it opened silently as an empty store, and the saved index (every record, with
+    a valid digest) was overwritten on close."""
+    with _open(folder) as mem:
+        mem.add_many([f"harbour note {i}" for i in range(20)], now=NOW)
+    saved = {p: p.read_bytes() for p in index_dir(folder).iterdir()}
+    db = folder / "chroma.sqlite3"
+    if how == "emptied":
+        db.write_bytes(b"")
+    else:
+        db.unlink()
+    for _ in range(2):
+        with pytest.raises(StoreDamagedError, match=r"chroma\.sqlite3") as refused:
+            _open(folder)
+        assert refused.value.path == str(folder)
+    assert {p: p.read_bytes() for p in index_dir(folder).iterdir()} == saved
+    if how == "emptied":
+        with pytest.raises(StoreDamagedError):
+            _open(folder, read_only=True)
+
+
+# ------------------------------------------------------------------------------ 9. the lock
+@pytest.mark.parametrize("how", ["two bytes appended", "deleted"])
+def test_the_lock_holds_whatever_is_done_to_the_files_beside_it(folder: Path, how: str) -> None:
+    """Before: two bytes appended to the lock file refused every writer ('file is not a
+    database') until someone deleted it, and a lock file deleted while held admitted a second
+    writer."""
+    opener = (
+        "from cogmem import CognitiveMemory, StoreLockedError\n"
+        "from cogmem.testing import HashingEmbedder\n"
+        "try:\n"
+        f"    CognitiveMemory(path={str(folder)!r}, embedder=HashingEmbedder({DIM})).close()\n"
+        "    print('opened')\n"
+        "except StoreLockedError:\n"
+        "    print('refused')\n"
+    )
+    with _open(folder) as mem:
+        mem.add("harbour note", id="a", now=NOW)
+        for path in folder.glob("cogmem.lock*"):
+            if how == "deleted":
+                path.unlink()
+            else:
+                path.write_bytes(path.read_bytes() + b"\x00\x01")
+        assert python(opener).stdout.split() == ["refused"]
+        with pytest.raises(StoreLockedError):
+            _open(folder)
+    assert python(opener).stdout.split() == ["opened"]
     with _open(folder) as mem:
         assert [r.id for r in mem.records()] == ["a"]

@@ -31,6 +31,7 @@ from .errors import (
     StageError,
     StorageError,
     StoreClosedError,
+    StoreDamagedError,
     StoreError,
     StoreLockedError,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "Stages",
     "StorageError",
     "StoreClosedError",
+    "StoreDamagedError",
     "StoreError",
     "StoreLockedError",
     "WriteOutcome",

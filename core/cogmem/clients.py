@@ -82,7 +82,19 @@ def make_client(path: str | Path | None) -> Any:
     try:  # the folder exists and is locked (lock_folder)
         return chromadb.PersistentClient(path=str(path), settings=settings)
     except Exception as exc:  # Chroma's InternalError for a read-only folder, ...
+        _forget_failed_system(str(path))
         raise storage_error("opening the Chroma store", path, exc, chroma=True) from exc
+
+
+def _forget_failed_system(path: str) -> None:
+    """Drop the system Chroma cached for ``path`` although starting it failed (no client
+    holds it): the next open of that folder in this process would be handed the broken one
+    (``'RustBindingsAPI' object has no attribute 'bindings'``)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    with SharedSystemClient._refcount_lock:
+        if not SharedSystemClient._identifier_to_refcount.get(path, 0):
+            SharedSystemClient._identifier_to_system.pop(path, None)
 
 
 def ephemeral_client() -> Any:

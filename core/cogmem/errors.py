@@ -27,6 +27,7 @@ __all__ = [
     "StageError",
     "StorageError",
     "StoreClosedError",
+    "StoreDamagedError",
     "StoreError",
     "StoreLockedError",
     "SummarizerError",
@@ -137,6 +138,12 @@ class StorageError(StoreError):
     def __init__(self, message: str, *, path: str | None = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class StoreDamagedError(StorageError):
+    """A folder store's files contradict each other so that opening it could lose memories
+    (its Chroma file gone or emptied while cogmem's saved index beside it still holds them):
+    it is not opened, and nothing is changed. The message says what is wrong and what to do."""
 
 
 class DiskFullError(StorageError):

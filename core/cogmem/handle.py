@@ -24,6 +24,7 @@ from .namespaces import Namespaces
 from .packing import TokenCounter, char_token_count, tiktoken_counter
 from .phrases import Phrases
 from .reader import shared_reader
+from .recovery import refuse_lost_chroma
 from .stages import Stages
 from .versions import Versions
 
@@ -128,6 +129,8 @@ class MemoryHandle:
         self._closed = True  # until the store is open
         held = _Held(None if path is None else lock_folder(Path(path), read_only))
         try:
+            if path is not None:
+                refuse_lost_chroma(Path(path), Path(index_dir if index_dir is not None else path))
             self._client = client if client is not None else make_client(path)
             if client is None:
                 held.client = self._client  # cogmem made it: released with the handle

@@ -4,14 +4,20 @@ Chroma's embedded mode (``PersistentClient``) is single-process. Two processes w
 folder were seen to acknowledge the same explicit id twice (one text silently lost), to fail
 searches with ``Error finding id``, to leave records whose embeddings cannot be read, and, when
 both created a fresh folder at once, to fail with ``table collections already exists``. So a
-:class:`~cogmem.CognitiveMemory` on a folder takes ``<folder>/cogmem.lock`` (filelock's
-:class:`~filelock.ReadWriteLock`, SQLite-backed: released by the kernel when its holder dies,
-so a crash never leaves the folder locked):
+:class:`~cogmem.CognitiveMemory` on a folder locks the folder itself: an ``flock`` on the
+folder's own descriptor, released by the kernel when its holder dies (a crash never leaves the
+folder locked), and held by no file that could be garbled or deleted while it is held (a lock
+*file* was: two bytes appended to filelock's SQLite lock file refused every writer, and one
+deleted while held admitted a second writer). Locks are per open descriptor, so two objects in
+one process exclude each other as two processes do:
 
 * a writer (the default) takes it exclusively: a second opener, in another process or in this
   one, gets :class:`~cogmem.errors.StoreLockedError` naming the holder (pid, host, since when:
-  ``cogmem.lock.json`` beside the lock) and pointing to the server mode;
+  ``cogmem.lock.json`` beside it, a courtesy the lock does not depend on) and pointing to the
+  server mode;
 * ``read_only=True`` takes it shared: any number of readers, and no writer while they are open.
+
+Where ``flock`` is missing (Windows), filelock's read-write lock on ``cogmem.lock`` stands in.
 """
 
 from __future__ import annotations
@@ -30,14 +36,18 @@ import filelock
 from .disk import storage_error
 from .errors import StorageError, StoreLockedError
 
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = ["LOCK_NAME", "FolderLock", "lock_folder"]
 
 log = logging.getLogger("cogmem")
 
 LOCK_NAME = "cogmem.lock"
 _HOLDER_NAME = "cogmem.lock.json"
-# How long an opener waits for the lock before it is refused: long enough to ride out the
-# moment another opener spends creating the lock's database, short enough to refuse at once.
+# How long an opener waits for filelock's lock before it is refused (the fallback only).
 _WAIT_SECONDS = 0.5
 
 Mode = Literal["write", "read"]
@@ -52,25 +62,29 @@ class FolderLock:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._lock = filelock.ReadWriteLock(
-            folder / LOCK_NAME, timeout=_WAIT_SECONDS, is_singleton=False
-        )
+        self._fd: int | None = None
+        self._fallback: filelock.ReadWriteLock | None = None
         self._mode: Mode | None = None
 
     def acquire(self, mode: Mode) -> None:
-        """Take the lock for writing (exclusive) or reading (shared), waiting at most half a
-        second.
+        """Take the lock for writing (exclusive) or reading (shared), without waiting.
 
         Raises:
             StoreLockedError: It is held in a mode that excludes ``mode`` (names the holder).
+            OSError: The folder cannot be opened.
         """
-        try:
-            if mode == "write":
-                self._lock.acquire_write()
-            else:
-                self._lock.acquire_read()
-        except filelock.Timeout:
-            raise self._refusal(mode) from None
+        if fcntl is None:  # pragma: no cover - Windows
+            self._acquire_fallback(mode)
+        else:
+            fd = os.open(self.folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            try:
+                fcntl.flock(
+                    fd, (fcntl.LOCK_EX if mode == "write" else fcntl.LOCK_SH) | fcntl.LOCK_NB
+                )
+            except BlockingIOError:
+                os.close(fd)
+                raise self._refusal(mode) from None
+            self._fd = fd
         self._mode = mode
         if mode == "write":
             self._write_holder()
@@ -80,10 +94,27 @@ class FolderLock:
         if self._mode is None:
             return
         if self._mode == "write":
-            (self.folder / _HOLDER_NAME).unlink(missing_ok=True)
-        self._lock.release(force=True)
-        self._lock.close()
+            with contextlib.suppress(OSError):  # a courtesy, as when written
+                (self.folder / _HOLDER_NAME).unlink(missing_ok=True)
+        if self._fd is not None:
+            os.close(self._fd)  # releases the flock
+            self._fd = None
+        if self._fallback is not None:  # pragma: no cover - Windows
+            self._fallback.release(force=True)
+            self._fallback.close()
+            self._fallback = None
         self._mode = None
+
+    def _acquire_fallback(self, mode: Mode) -> None:  # pragma: no cover - Windows
+        lock = filelock.ReadWriteLock(
+            self.folder / LOCK_NAME, timeout=_WAIT_SECONDS, is_singleton=False
+        )
+        try:
+            lock.acquire_write() if mode == "write" else lock.acquire_read()
+        except filelock.Timeout:
+            lock.close()
+            raise self._refusal(mode) from None
+        self._fallback = lock
 
     def _write_holder(self) -> None:
         holder = {
@@ -98,13 +129,14 @@ class FolderLock:
 
     def _readers_only(self) -> bool:
         """Whether the lock is held by readers only (a shared probe succeeds)."""
-        probe = filelock.ReadWriteLock(self.folder / LOCK_NAME, blocking=False, is_singleton=False)
+        probe = FolderLock(self.folder)
         try:
-            probe.acquire_read()
-        except filelock.Timeout:
+            probe.acquire("read")
+        except StoreLockedError:
             return False
-        finally:
-            probe.close()
+        except OSError:
+            return False
+        probe.release()
         return True
 
     def _refusal(self, mode: Mode) -> StoreLockedError:

@@ -21,13 +21,14 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import StoreDamagedError
 from .frames import JournalRead
 from .held import claim_orphans, read_orphan_journals
 
 if TYPE_CHECKING:
     from .namespace import Namespace
 
-__all__ = ["recover"]
+__all__ = ["recover", "refuse_lost_chroma"]
 
 log = logging.getLogger("cogmem")
 
@@ -61,6 +62,40 @@ def recover(namespace: Namespace, stem: str, folder: Path, *, read_only: bool) -
             continue
         kept = journal.set_aside()
         _report(namespace.name, journal.path.name, read, refused, f"The journal was kept as {kept}")
+
+
+def refuse_lost_chroma(folder: Path, index_root: Path) -> None:
+    """Refuse to open a folder store whose Chroma file is gone or empty while cogmem's files
+    beside it (saved indexes, journals) hold memories: Chroma would open it as a new, empty
+    store, and the saved index, the last copy of those records, would be overwritten on close.
+
+    Raises:
+        StoreDamagedError: So it is (names both; nothing is changed).
+    """
+    db = folder / "chroma.sqlite3"
+    try:
+        if db.stat().st_size > 0:
+            return
+        state = "is empty (0 bytes)"
+    except FileNotFoundError:
+        state = "is missing"
+    except OSError:
+        return  # unreadable: Chroma's own open names it
+    index = index_root / "cogmem-index"
+    kept = [
+        p
+        for pattern in ("*/*.records.pkl", "*/*.journal", "*/*.ledger")
+        for p in index.glob(pattern)
+    ]
+    if kept:
+        raise StoreDamagedError(
+            f"the store at {folder} cannot be opened: its Chroma file {db} {state}, but "
+            f"cogmem's files in {index} still hold memories ({len(kept)} saved index or journal "
+            "files). Opening it would start an empty store and overwrite them, so nothing was "
+            "opened or changed. Restore chroma.sqlite3 from a backup; to start an empty store "
+            f"here instead, move {index} aside first",
+            path=str(folder),
+        )
 
 
 def _report(name: str, journal: str, read: JournalRead, refused: int, then: str) -> None:
