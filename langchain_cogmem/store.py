@@ -16,6 +16,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -33,6 +34,7 @@ from langgraph.store.base import (
     SearchOp,
     TTLConfig,
 )
+from typing_extensions import Self
 
 from cogmem import (
     CogmemError,
@@ -196,9 +198,22 @@ class CognitiveMemoryStore(BaseStore):
         self.ttl_config = check_ttl_config(ttl)
         self._sweeper = Sweeper()
         self._lock = threading.RLock()
+        # A store dropped with its sweeper running stops it (the thread holds it weakly).
+        weakref.finalize(self, self._sweeper.stop, 0)
 
     def __repr__(self) -> str:
         return f"CognitiveMemoryStore(fields={self.fields!r}, memory_type={self.memory_type!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the TTL sweeper, if one runs. The memory is the caller's, and stays open
+        (close it with :meth:`cogmem.CognitiveMemory.close`, or its own ``with``)."""
+        self._sweeper.stop()
 
     # ------------------------------------------------------------------ batch
     def batch(self, ops: Iterable[Op]) -> list[Result]:
@@ -264,7 +279,16 @@ class CognitiveMemoryStore(BaseStore):
             done.set_result(None)
             return done
         interval = sweep_interval_minutes or self.ttl_config.get("sweep_interval_minutes")
-        return self._sweeper.start(self.sweep_ttl, interval)
+        held = weakref.ref(self)
+
+        def sweep() -> bool:
+            store = held()
+            if store is None:
+                return False  # dropped: nothing left to sweep
+            store.sweep_ttl()
+            return True
+
+        return self._sweeper.start(sweep, interval)
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
         """Stop the sweeper thread; ``True`` once it has ended (within ``timeout`` s)."""

@@ -14,11 +14,16 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any
 
 from langgraph.store.base import TTLConfig
 
-from cogmem import CognitiveMemory, InvalidInputError, InvalidTypeError, MemoryRecord
+from cogmem import (
+    CognitiveMemory,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryRecord,
+    StoreClosedError,
+)
 
 __all__ = ["TTL_KEY", "Sweeper", "check_ttl", "check_ttl_config", "expiry", "refreshed"]
 
@@ -95,6 +100,8 @@ def refreshed(
 class Sweeper:
     """A background thread that calls ``sweep`` every ``interval`` minutes, the first time
     as soon as it starts, until stopped; a sweep that raises is logged and the next one runs.
+    It ends by itself once ``sweep`` returns ``False`` (what it sweeps is gone) or its memory
+    was closed.
     """
 
     def __init__(self) -> None:
@@ -103,7 +110,7 @@ class Sweeper:
         self._done: concurrent.futures.Future[None] = concurrent.futures.Future()
 
     def start(
-        self, sweep: Callable[[], Any], interval: float | None
+        self, sweep: Callable[[], bool], interval: float | None
     ) -> concurrent.futures.Future[None]:
         """Start sweeping (once: a running sweeper's future is returned again)."""
         if self._thread is not None and self._thread.is_alive():
@@ -117,7 +124,11 @@ class Sweeper:
             try:
                 while True:
                     try:
-                        sweep()
+                        if not sweep():
+                            break
+                    except StoreClosedError:
+                        log.info("the TTL sweeper stops: its memory was closed")
+                        break
                     except Exception:
                         log.exception("the TTL sweep failed; the next one runs on schedule")
                     if self._stop.wait(minutes * 60):
@@ -134,5 +145,7 @@ class Sweeper:
         self._stop.set()
         if self._thread is None:
             return True
+        if self._thread is threading.current_thread():  # stopped from a sweep: it ends next
+            return False
         self._thread.join(timeout)
         return not self._thread.is_alive()

@@ -30,6 +30,7 @@ from cogmem import (
     CogmemError,
     CognitiveMemory,
     DuplicateIdError,
+    EmbedderError,
     InvalidInputError,
     InvalidTypeError,
     MemoryInput,
@@ -670,3 +671,49 @@ def test_created_at_keeps_its_microseconds_and_times_out_of_range_are_refused(
         with pytest.raises(InvalidInputError, match="must lie between"):
             memory.add("far", created_at=far, now=NOW)
     assert snapshot(memory) == before
+
+
+class _Scaled:
+    """An embedder whose vectors are HashingEmbedder's times ``factor``."""
+
+    def __init__(self, factor: float) -> None:
+        self._inner, self._factor = HashingEmbedder(32), factor
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return (np.asarray(self._inner.embed_documents(texts)) * self._factor).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return (np.asarray(self._inner.embed_query(text)) * self._factor).tolist()
+
+
+def test_vectors_too_long_to_compare_are_refused_and_large_ones_kept() -> None:
+    """Vectors scaled by 1e38 were stored, and a dense search for the exact text then scored
+    0 (the length overflows float32)."""
+    with CognitiveMemory(embedder=_Scaled(1e38)) as huge:
+        with pytest.raises(EmbedderError, match="too long"):
+            huge.add("the ferry leaves at nine", now=NOW)
+        assert huge.count() == 0
+    with CognitiveMemory(embedder=_Scaled(1e15)) as large:
+        large.add("the ferry leaves at nine", id="f", now=NOW)
+        (found,) = large.search("the ferry leaves at nine", mode="dense", now=NOW, top_k=1)
+        assert found.id == "f" and found.explanation.cosine > 0.99
+    with CognitiveMemory(embedder=HashingEmbedder(32)) as mem:
+        record = MemoryRecord(id="r", text="the ferry leaves at nine", created_at=NOW)
+        with pytest.raises(InvalidInputError, match="too long"):
+            mem.restore([record], vectors=[[1e38] * 32])
+        assert mem.count() == 0
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [{"prio": {"$gte": math.nan}}, {"prio": math.nan}, {"prio": {"$in": [1.0, math.inf]}}],
+)
+def test_a_filter_on_a_number_that_is_not_finite_is_a_named_error(
+    memory: CognitiveMemory, filters: dict[str, Any]
+) -> None:
+    """Before: ``{"prio": {"$gte": nan}}`` matched nothing, silently."""
+    memory.add("a note", metadata={"prio": 3}, now=NOW)
+    with pytest.raises(InvalidInputError, match="finite"):
+        memory.search("a note", filters=filters, now=NOW)
+    with pytest.raises(InvalidInputError, match="finite"):
+        memory.memories(filters=filters)

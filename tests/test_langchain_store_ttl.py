@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -113,3 +114,30 @@ def test_a_bad_ttl_config_is_refused(mem: CognitiveMemory) -> None:
         CognitiveMemoryStore(mem, ttl={"default_tll": 5})  # type: ignore[typeddict-unknown-key]
     with pytest.raises(InvalidInputError, match="positive"):
         CognitiveMemoryStore(mem, ttl={"default_ttl": 0})
+
+
+def test_a_store_used_with_with_stops_its_sweeper_and_leaves_the_memory_open(
+    mem: CognitiveMemory, clock: Clock
+) -> None:
+    with CognitiveMemoryStore(mem, now=clock, ttl={"sweep_interval_minutes": 60}) as store:
+        store.put(NS, "kept", {"text": "y"})
+        future = store.start_ttl_sweeper()
+    future.result(timeout=30)  # ended with the block
+    assert [r.id for r in mem.records(encode_namespace(NS))] == ["kept"]
+
+
+def test_a_dropped_store_or_a_closed_memory_ends_the_sweeper(clock: Clock) -> None:
+    """Before: the thread held the store for ever, and swept a closed memory every interval,
+    logging the failure each time."""
+    from cogmem.testing import HashingEmbedder
+
+    memory = CognitiveMemory(embedder=HashingEmbedder(32))
+    store = CognitiveMemoryStore(memory, now=clock, ttl={"sweep_interval_minutes": 60})
+    dropped = store.start_ttl_sweeper()
+    del store
+    gc.collect()
+    dropped.result(timeout=30)
+
+    kept = CognitiveMemoryStore(memory, now=clock, ttl={"sweep_interval_minutes": 1e-4})
+    memory.close()
+    kept.start_ttl_sweeper().result(timeout=30)  # the first sweep finds it closed, and stops

@@ -227,9 +227,12 @@ def check_user_metadata(metadata: object) -> dict[str, Scalar]:
 
 
 def check_scalar(value: object, name: str) -> None:
-    """Strings must be valid Unicode and ints fit in 64 bits (what Chroma keeps exactly)."""
+    """Strings must be valid Unicode, ints fit in 64 bits (what Chroma keeps exactly) and
+    floats be finite (a NaN equals nothing: a filter on it would silently match nothing)."""
     if isinstance(value, str):
         check_unicode(value, name)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInputError(f"{name} must be a finite number, got {value!r}")
     elif (
         isinstance(value, int)
         and not isinstance(value, bool)

@@ -112,6 +112,14 @@ def _check_values(mat: FloatMatrix, who: str) -> None:
             f"{who} returned an all-zero vector (vector {i}); "
             "it has no direction, so cosine similarity is undefined"
         )
+    with np.errstate(over="ignore"):
+        long = ~np.isfinite(np.linalg.norm(mat, axis=1))
+    if long.any():
+        i = int(np.flatnonzero(long)[0])
+        raise EmbedderError(
+            f"{who} returned a vector too long to compare (vector {i}: its length overflows "
+            "float32, so every cosine with it would be 0); scale it down (cosine ignores scale)"
+        )
 
 
 def _check_dimension(got: int, expected: int | None, who: str) -> None:
