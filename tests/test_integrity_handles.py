@@ -16,16 +16,21 @@ import threading
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+import cogmem.store as store_module
 from cogmem import (
     CognitiveMemory,
     CognitiveMemoryConfig,
     DiskFullError,
+    MemoryInput,
+    MemoryNotFoundError,
     StoreClosedError,
     StoreDamagedError,
+    StoreError,
     StoreLockedError,
 )
 from cogmem.held import mirror_path
@@ -402,3 +407,140 @@ def test_the_lock_holds_whatever_is_done_to_the_files_beside_it(folder: Path, ho
     assert python(opener).stdout.split() == ["opened"]
     with _open(folder) as mem:
         assert [r.id for r in mem.records()] == ["a"]
+
+
+# ------------------------------------------------------------------------------ 2. failed writes
+COMPACTION = "Error in compaction: Failed to apply logs to the metadata segment"
+
+
+class Flaky:
+    """A Chroma collection whose next call to ``method`` is applied and then raises
+    ``said`` (or, with ``applied=False``, raises without being applied); ``reads_fail``:
+    every ``get`` raises too, until turned off."""
+
+    def __init__(self, collection: Any) -> None:
+        self._inner = collection
+        self.fail: dict[str, tuple[str, bool]] = {}
+        self.reads_fail = False
+
+    def __getattr__(self, name: str) -> Any:
+        real = getattr(self._inner, name)
+        if name == "get":
+
+            def get(**kwargs: Any) -> Any:
+                if self.reads_fail:
+                    raise RuntimeError("Could not connect to tenant default_tenant")
+                return real(**kwargs)
+
+            return get
+        if name not in self.fail:
+            return real
+
+        def call(**kwargs: Any) -> Any:
+            said, applied = self.fail.pop(name)
+            if applied:
+                real(**kwargs)
+            raise RuntimeError(said)
+
+        return call
+
+
+def _flaky(mem: CognitiveMemory) -> Flaky:
+    store = internals.store(mem)
+    flaky = Flaky(store.collection)
+    store._collection = flaky
+    return flaky
+
+
+def _raw_ids(mem: CognitiveMemory) -> set[str]:
+    collection = internals.store(mem, flush=False).collection
+    return set(getattr(collection, "_inner", collection).get(include=[])["ids"])
+
+
+def test_an_add_chroma_applied_then_raised_on_leaves_no_trace_and_a_retry_holds_its_text(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: Chroma held the failed call's records unknown to cogmem (its earlier batches
+    too), and a retry of the same ids was acknowledged while Chroma kept the failed text."""
+    monkeypatch.setattr(store_module, "_GET_BATCH", 40)  # three Chroma batches for 100
+    with _open(folder) as mem:
+        mem.add_many([f"harbour note {i}" for i in range(10)], now=NOW)
+        flaky = _flaky(mem)
+        before = _raw_ids(mem)
+        flaky.fail["add"] = ("Chroma's server said 500", True)
+        batch = [MemoryInput(text=f"first text {i}", id=f"b{i}") for i in range(100)]
+        with pytest.raises(StoreError, match="500"):
+            mem.add_many(batch, now=NOW)
+        assert _raw_ids(mem) == before  # the first batches were taken back too
+        assert mem.count() == 10
+        retry = [MemoryInput(text=f"second text {i}", id=f"b{i}") for i in range(100)]
+        mem.add_many(retry, now=NOW)
+    with _open(folder) as mem:
+        assert mem.count() == 110
+        assert {mem.get(f"b{i}").text for i in (0, 50, 99)} == {
+            "second text 0",
+            "second text 50",
+            "second text 99",
+        }
+
+
+def test_a_failed_compaction_stops_writes_until_reopened(folder: Path) -> None:
+    """Before: Chroma's compaction error was not taken as unsafe, and later writes went on
+    (with no reserve, a writer then hung inside Chroma)."""
+    with _open(folder) as mem:
+        mem.add_many([f"harbour note {i}" for i in range(70)], now=NOW)
+        flaky = _flaky(mem)
+        flaky.fail["add"] = (COMPACTION, True)
+        with pytest.raises(StoreError, match="compact"):
+            mem.add_many([f"more {i}" for i in range(70)], now=NOW)
+        with pytest.raises(StoreError, match="close this store and open it again"):
+            mem.add_many([f"again {i}" for i in range(70)], now=NOW)
+        assert mem.count() == _raw_len(mem) == 70
+    with _open(folder) as mem:
+        assert mem.count() == 70
+        mem.add("after reopening", now=NOW)
+        assert mem.count() == 71
+
+
+def test_a_failed_add_that_cannot_be_checked_refuses_writes_until_it_can(folder: Path) -> None:
+    with _open(folder) as mem:
+        mem.add_many([f"harbour note {i}" for i in range(70)], now=NOW)
+        flaky = _flaky(mem)
+        flaky.fail["add"] = ("connection reset", True)
+        flaky.reads_fail = True
+        with pytest.raises(StoreError, match="connection reset"):
+            mem.add_many([f"more {i}" for i in range(70)], now=NOW)
+        with pytest.raises(StoreError, match="tenant"):
+            mem.delete(mem.records()[0].id)  # what the failed add left is not known yet
+        assert mem.count() == 70
+        flaky.reads_fail = False
+        mem.add_many([f"later {i}" for i in range(70)], now=NOW)  # settled first
+        assert mem.count() == _raw_len(mem) == 140
+
+
+def _raw_len(mem: CognitiveMemory) -> int:
+    return len(_raw_ids(mem))
+
+
+def test_a_delete_chroma_applied_then_raised_on_is_done(folder: Path) -> None:
+    """Before: the error was raised and the index kept a memory Chroma no longer held."""
+    with _open(folder) as mem:
+        mem.add_many([f"harbour note {i}" for i in range(70)], now=NOW)
+        victim = mem.records()[0].id
+        _flaky(mem).fail["delete"] = ("Chroma's server said 500", True)
+        mem.delete(victim)
+        with pytest.raises(MemoryNotFoundError):
+            mem.get(victim)
+        assert mem.count() == _raw_len(mem) == 69
+
+
+def test_an_update_chroma_applied_then_raised_on_is_what_the_index_shows(folder: Path) -> None:
+    with _open(folder) as mem:
+        mem.add_many([f"harbour note {i}" for i in range(70)], now=NOW)
+        old, new = (r.id for r in mem.records()[:2])
+        _flaky(mem).fail["update"] = ("Chroma's server said 500", True)
+        with pytest.raises(StoreError, match="500"):
+            mem.supersede(old, new)
+        assert mem.get(old).status == "superseded"  # as Chroma holds it
+    with _open(folder) as mem:
+        assert mem.get(old).status == "superseded"

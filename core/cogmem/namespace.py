@@ -23,14 +23,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from . import recovery
+from .catchup import catch_up
 from .config import CognitiveMemoryConfig
 from .disk import add_bytes
 from .errors import CogmemConnectionError, DimensionMismatchError, ReadOnlyError, StoreError
@@ -43,14 +43,9 @@ from .records import MemoryRecord
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
 
-__all__ = ["EXACT_SCAN", "Namespace", "StoreContext", "merge_recalls"]
+__all__ = ["EXACT_SCAN", "Namespace", "StoreContext"]
 
 log = logging.getLogger("cogmem")
-
-# Catching up with other writers re-reads this far behind the newest write stamp taken in
-# (ns): a write stamped on the writer's clock just before it reached Chroma, or on a clock up
-# to this much behind, is still seen. Re-reading is idempotent (each record's stamp is kept).
-_SYNC_OVERLAP_NS = 5_000_000_000
 
 
 @dataclass
@@ -154,15 +149,8 @@ class Namespace:
     def synced(self, *, offline: bool = False) -> NamespaceIndex:
         """The index, caught up with what other writers added, updated and deleted.
 
-        Two Chroma calls when nothing changed:
-
-        * ``get`` of the records whose write stamp ``w`` is above the index's horizon minus
-          ``_SYNC_OVERLAP_NS`` and whose writer ``wb`` is another: new ids are added (with
-          their BM25 postings), held ones overwritten when their stamp is newer than the
-          version held. A recall not yet written is merged into the newer version
-          (:func:`merge_recalls`), so that neither is lost.
-        * ``count``: when it differs from the index's size, memories were deleted (or an add
-          was missed), and the ids are reconciled in full (one ids-only ``get``).
+        Two Chroma calls when nothing changed (:func:`cogmem.catchup.catch_up`); a recall not
+        yet written is merged into another writer's newer version, so that neither is lost.
 
         A sole writer never catches up: a private in-process store, and a folder store, which
         is locked while open (:mod:`cogmem.lock`). So only a ``client=`` store pays the calls
@@ -320,7 +308,12 @@ class Namespace:
         if not records:
             return
         self._will_write()
-        stamp = self._chroma().update(records)
+        store = self._chroma()
+        try:
+            stamp = store.update(records)
+        except StoreError:
+            self._take_in_what_chroma_holds([r.id for r in records])
+            raise
         self.index.update(records, stamp)
         for record in records:
             self._recalls.pop(record.id, None)
@@ -333,8 +326,41 @@ class Namespace:
         for memory_id in ids:
             self._recalls.pop(memory_id, None)
         self._will_write()
-        self._chroma().delete(ids)
+        store = self._chroma()
+        try:
+            store.delete(ids)
+        except StoreError as exc:
+            left = self._take_in_what_chroma_holds(ids)
+            if left:
+                raise
+            log.warning("Chroma raised on a delete it had applied (done): %s", exc)
         index.remove(ids)
+
+    def _take_in_what_chroma_holds(self, ids: Sequence[str]) -> list[str]:
+        """After a write to ``ids`` that Chroma raised on (it may have been applied, in part):
+        the index takes Chroma's versions of them, and forgets those it no longer holds.
+        Returns the ids Chroma holds; logs, and returns all, when it cannot be read."""
+        try:
+            held = self._store.stamped(ids)
+        except StoreError as exc:
+            log.error(
+                "namespace %r: after a failed write, Chroma could not be read back (%s); "
+                "reopen the store to see what it holds",
+                self.name,
+                exc,
+            )
+            return list(ids)
+        index = self.index
+        gone = [i for i in ids if i not in held and i in index]
+        if gone:
+            index.remove(gone)
+        changed = {
+            i: v for i, v in held.items() if i not in index or v[2] != index.records.stamp(i)
+        }
+        if changed:
+            index.apply(changed)
+        self._saved = False
+        return list(held)
 
     def take_back(self, ids: Sequence[str]) -> None:
         """Delete memories a failed call had just stored (logs what it cannot reach): held
@@ -395,6 +421,15 @@ class Namespace:
     def close(self, *, flushed: bool) -> None:
         """Let go of the journal and the index's files. ``flushed``: everything held was
         written (the journal is deleted); else the journal is left for the next open."""
+        doubt = self._store.unsettled()
+        if doubt:
+            log.error(
+                "namespace %r: a failed Chroma add could not be taken back; Chroma may still "
+                "hold %d of its memories, which would appear on the next open: %s",
+                self.name,
+                len(doubt),
+                doubt[:20],
+            )
         if self._held is not None and self._held.journal is not None:
             if flushed:
                 self._held.journal.discard()
@@ -558,58 +593,8 @@ class Namespace:
         return True
 
     def _catch_up(self, index: NamespaceIndex) -> NamespaceIndex:
-        store = self._chroma()
-        # Whatever became visible after the previous catch-up began carries a stamp above its
-        # start minus the overlap; before the first one, above what the index holds.
-        started = time.time_ns()
-        floor = index.horizon if self._synced_at is None else self._synced_at
-        changed = store.changed_since(floor - _SYNC_OVERLAP_NS)
+        started, changed = catch_up(index, self._chroma(), self._recalls, self._synced_at)
         if changed:
-            newer = {
-                i: v for i, v in changed.items() if i not in index or v[2] > index.records.stamp(i)
-            }
-            for i, (theirs, seq, stamp) in list(newer.items()):
-                if i in self._recalls:
-                    self._recalls[i] = merge_recalls(theirs, self._recalls[i])
-                    newer[i] = (self._recalls[i], seq, stamp)
-            if newer:
-                index.apply(newer)
-                self._saved = False
-            index.horizon = max(index.horizon, max(v[2] for v in changed.values()))
-        if store.count() != len(index):
-            stored = set(store.ids())
-            gone = [i for i in index.records if i not in stored]
-            if gone:
-                index.remove(gone)
-                for i in gone:
-                    self._recalls.pop(i, None)
-            fresh = [i for i in stored if i not in index]
-            if fresh:
-                index.apply(store.stamped(fresh))
-            if gone or fresh:
-                self._saved = False
+            self._saved = False
         self._synced_at = started
         return index
-
-
-def _later(a: datetime | None, b: datetime | None) -> datetime | None:
-    return b if a is None else a if b is None else max(a, b)
-
-
-def merge_recalls(theirs: MemoryRecord, ours: MemoryRecord) -> MemoryRecord:
-    """Another writer's newer version of a memory, with this process's recalls (not yet
-    written) kept: the larger stability and access count, the later access, every session,
-    the stronger link. Everything else (status, confidence, ...) is theirs."""
-    links = dict(theirs.links)
-    for other, weight in ours.links.items():
-        links[other] = max(weight, links.get(other, 0.0))
-    return replace(
-        theirs,
-        memory_type="core" if ours.memory_type == "core" else theirs.memory_type,
-        stability=max(theirs.stability, ours.stability),
-        access_count=max(theirs.access_count, ours.access_count),
-        last_accessed_at=_later(theirs.last_accessed_at, ours.last_accessed_at),
-        session_ids=tuple(dict.fromkeys((*theirs.session_ids, *ours.session_ids))),
-        links=links,
-        links_updated_at=_later(theirs.links_updated_at, ours.links_updated_at),
-    )

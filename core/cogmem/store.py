@@ -7,6 +7,7 @@ Chroma's errors into cogmem's (:func:`chroma_error`). How a record is laid out i
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -32,6 +33,10 @@ from .records import MemoryRecord
 
 __all__ = ["ChromaStore", "FloatArray", "Stamped", "chroma_address", "chroma_error"]
 
+log = logging.getLogger("cogmem")
+
+# How Chroma words a failure that leaves its embedded store unsafe to write in this process.
+_UNSAFE_WORDS = ("error in compaction", "failed to apply logs")
 _GET_BATCH = 5000  # Chroma caps how many ids one get may name; stay well below.
 
 FloatArray = npt.NDArray[np.float32]
@@ -112,9 +117,16 @@ class ChromaStore:
         space: Called with the bytes a write may need before each write (a folder store's
             free-space check, :func:`cogmem.disk.check_space`); it raises to refuse the write.
 
-    After Chroma failed on a full disk, every later write is refused at once with
-    :class:`~cogmem.errors.DiskFullError` (Chroma's embedded store can block forever on the
-    next write, see :mod:`cogmem.disk`): close the store and open it again once there is room.
+    After Chroma failed on a full disk, or failed compacting its log, every later write is
+    refused at once (:class:`~cogmem.errors.DiskFullError`, or :class:`StoreError`: Chroma's
+    embedded store can block forever on the next write, see :mod:`cogmem.disk`): close the
+    store and open it again once there is room.
+
+    A write Chroma raised on may still have been applied, in part or whole. A failed ``add``
+    is *settled* before anything else is written: the records of its batches that Chroma holds
+    (this writer's, with those batches' write stamps) are deleted, so the failed call leaves
+    no trace; until that succeeds (a server still down), every write is refused with what
+    stopped it. :meth:`unsettled` says which ids are still in doubt.
     """
 
     def __init__(
@@ -129,7 +141,9 @@ class ChromaStore:
         self.writer = writer if writer is not None else uuid.uuid4().hex[:16]
         self._own_stamps: list[int] = []  # write stamps of this writer not yet past a sync
         self._space = space
-        self._full: str | None = None  # what Chroma said when it failed on a full disk
+        # What Chroma said when a write failed leaving it unsafe, and the error to refuse with.
+        self._unsafe: tuple[type[StoreError], str] | None = None
+        self._doubt: list[tuple[list[str], set[int]]] = []  # failed adds: ids, batch stamps
 
     @property
     def collection(self) -> Any:
@@ -286,22 +300,59 @@ class ChromaStore:
         seqs = self.next_seqs(len(memories)) if seqs is None else list(seqs)
         self.before_write(add_bytes(int(np.shape(vectors)[-1]), [m.text for m in memories]))
         stamps: list[int] = []
-        for start in range(0, len(memories), _GET_BATCH):
-            part = memories[start : start + _GET_BATCH]
-            stamp = self.next_seqs(1)[0]
-            self._own_stamps.append(stamp)
-            self._call(
-                "add",
-                ids=[m.id for m in part],
-                documents=[m.text for m in part],
-                embeddings=vectors[start : start + _GET_BATCH],
-                metadatas=[
-                    to_metadata(m, s, stamp=stamp, writer=self.writer)
-                    for m, s in zip(part, seqs[start : start + _GET_BATCH])
-                ],
-            )
-            stamps += [stamp] * len(part)
+        sent: set[int] = set()
+        try:
+            for start in range(0, len(memories), _GET_BATCH):
+                part = memories[start : start + _GET_BATCH]
+                stamp = self.next_seqs(1)[0]
+                self._own_stamps.append(stamp)
+                sent.add(stamp)
+                self._call(
+                    "add",
+                    ids=[m.id for m in part],
+                    documents=[m.text for m in part],
+                    embeddings=vectors[start : start + _GET_BATCH],
+                    metadatas=[
+                        to_metadata(m, s, stamp=stamp, writer=self.writer)
+                        for m, s in zip(part, seqs[start : start + _GET_BATCH])
+                    ],
+                )
+                stamps += [stamp] * len(part)
+        except BaseException:
+            # One call, one outcome: none of it stays, the earlier batches included.
+            self._doubt.append(([m.id for m in memories], sent))
+            try:
+                self._settle()
+            except StoreError as exc:
+                log.warning("a failed Chroma add is settled before the next write: %s", exc)
+            raise
         return seqs, stamps
+
+    def unsettled(self) -> list[str]:
+        """The ids of failed adds that Chroma may still hold (not settled yet)."""
+        return [i for ids, _ in self._doubt for i in ids]
+
+    def _settle(self) -> None:
+        """Delete what failed adds left in Chroma: their records written by this writer with
+        the stamps of their batches (an id stored before, by anyone, is left alone).
+
+        Raises:
+            StoreError: Chroma could not be read or written (they stay in doubt).
+        """
+        while self._doubt:
+            ids, stamps = self._doubt[0]
+            left: list[str] = []
+            for start in range(0, len(ids), _GET_BATCH):
+                got = self._call("get", ids=ids[start : start + _GET_BATCH], include=["metadatas"])
+                left += [
+                    i
+                    for i, meta in zip(got["ids"], got["metadatas"])
+                    if writer_of(meta) == self.writer and int(meta.get(STAMP_KEY, 0)) in stamps
+                ]
+            if left:
+                self._call("delete", ids=left)
+                log.warning("took back %d memories a failed Chroma add had stored", len(left))
+            self._doubt.pop(0)
 
     def update(self, memories: Sequence[MemoryRecord]) -> int:
         """Rewrite the metadata of stored memories (text, vector and seq are unchanged).
@@ -375,9 +426,18 @@ class ChromaStore:
             raise self._failed(f"Chroma {method}", exc) from exc
 
     def _failed(self, action: str, exc: BaseException) -> StoreError:
-        """The cogmem error for a failed Chroma call; a full disk is remembered."""
+        """The cogmem error for a failed Chroma call; a full disk, or a failed compaction of
+        Chroma's log, is remembered."""
+        if any(word in str(exc).lower() for word in _UNSAFE_WORDS) and not is_disk_full(exc):
+            self._unsafe = (StoreError, f"{action} failed: {exc}")
+            return StoreError(
+                f"{action} failed: Chroma could not compact its log ({exc}), usually for want "
+                "of disk space. Chroma's later writes in this process are not safe: close this "
+                "store, free space, and open it again (every call that returned before is "
+                "stored)"
+            )
         if is_disk_full(exc):
-            self._full = f"{action} failed: {exc}"
+            self._unsafe = (DiskFullError, f"{action} failed: {exc}")
             return DiskFullError(
                 f"{action} failed: the disk is full ({exc}). Chroma's later writes in this "
                 "process are not safe: close this store, free space, and open it again (every "
@@ -386,16 +446,20 @@ class ChromaStore:
         return chroma_error(action, exc, self._collection)
 
     def before_write(self, needed: int) -> None:
-        """Refuse a write of up to ``needed`` bytes up front: after a full disk, or when the
-        space check says no.
+        """Refuse a write of up to ``needed`` bytes up front: after Chroma failed in a way
+        that leaves it unsafe, while a failed add cannot be settled, or when the space check
+        says no.
 
         Raises:
-            DiskFullError: Either (nothing was written).
+            DiskFullError: A full disk, now or earlier (nothing was written).
+            StoreError: Chroma failed earlier, or cannot settle a failed add now.
         """
-        if self._full is not None:
-            raise DiskFullError(
-                f"Chroma failed on a full disk earlier in this process ({self._full}); close "
-                "this store and open it again once space is freed (nothing was written now)"
+        if self._unsafe is not None:
+            error, said = self._unsafe
+            raise error(
+                f"Chroma failed earlier in this process ({said}); close this store and open it "
+                "again once space is freed (nothing was written now)"
             )
+        self._settle()
         if self._space is not None:
             self._space(needed)

@@ -1,0 +1,100 @@
+"""Catching up with other writers of a shared (``client=``) store.
+
+A :class:`~cogmem.namespace.Namespace` keeps its index as a cache of Chroma. Where other
+processes write the same collection, it brings in what they added, changed and deleted before
+a read (:func:`catch_up`), at most once per ``sync_interval_seconds``; a recall of this process
+not yet written is merged into another writer's newer version (:func:`merge_recalls`), so that
+neither is lost.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from .records import MemoryRecord
+
+if TYPE_CHECKING:
+    from .index import NamespaceIndex
+    from .store import ChromaStore
+
+__all__ = ["catch_up", "merge_recalls"]
+
+# Catching up with other writers re-reads this far behind the newest write stamp taken in
+# (ns): a write stamped on the writer's clock just before it reached Chroma, or on a clock up
+# to this much behind, is still seen. Re-reading is idempotent (each record's stamp is kept).
+SYNC_OVERLAP_NS = 5_000_000_000
+
+
+def catch_up(
+    index: NamespaceIndex,
+    store: ChromaStore,
+    recalls: dict[str, MemoryRecord],
+    since: int | None,
+) -> tuple[int, bool]:
+    """Bring into ``index`` what other writers did since the catch-up that began at ``since``
+    (``None``: since what the index holds). Two Chroma calls when nothing changed:
+
+    * ``get`` of the records whose write stamp ``w`` is above that moment minus
+      ``SYNC_OVERLAP_NS`` and whose writer ``wb`` is another: new ids are added, held ones
+      overwritten when their stamp is newer (an id deleted and added again is indexed afresh:
+      :meth:`~cogmem.index.NamespaceIndex.apply`); ``recalls`` not yet written are merged in;
+    * ``count``: when it differs from the index's size, memories were deleted (or an add was
+      missed), and the ids are reconciled in full (one ids-only ``get``).
+
+    Returns:
+        When this catch-up began (ns, the next one's ``since``), and whether the index changed.
+    """
+    started = time.time_ns()
+    floor = index.horizon if since is None else since
+    changed = store.changed_since(floor - SYNC_OVERLAP_NS)
+    touched = False
+    if changed:
+        newer = {
+            i: v for i, v in changed.items() if i not in index or v[2] > index.records.stamp(i)
+        }
+        for i, (theirs, seq, stamp) in list(newer.items()):
+            if i in recalls:
+                recalls[i] = merge_recalls(theirs, recalls[i])
+                newer[i] = (recalls[i], seq, stamp)
+        if newer:
+            index.apply(newer)
+            touched = True
+        index.horizon = max(index.horizon, max(v[2] for v in changed.values()))
+    if store.count() != len(index):
+        stored = set(store.ids())
+        gone = [i for i in index.records if i not in stored]
+        if gone:
+            index.remove(gone)
+            for i in gone:
+                recalls.pop(i, None)
+        fresh = [i for i in stored if i not in index]
+        if fresh:
+            index.apply(store.stamped(fresh))
+        touched = touched or bool(gone or fresh)
+    return started, touched
+
+
+def _later(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def merge_recalls(theirs: MemoryRecord, ours: MemoryRecord) -> MemoryRecord:
+    """Another writer's newer version of a memory, with this process's recalls (not yet
+    written) kept: the larger stability and access count, the later access, every session,
+    the stronger link. Everything else (status, confidence, ...) is theirs."""
+    links = dict(theirs.links)
+    for other, weight in ours.links.items():
+        links[other] = max(weight, links.get(other, 0.0))
+    return replace(
+        theirs,
+        memory_type="core" if ours.memory_type == "core" else theirs.memory_type,
+        stability=max(theirs.stability, ours.stability),
+        access_count=max(theirs.access_count, ours.access_count),
+        last_accessed_at=_later(theirs.last_accessed_at, ours.last_accessed_at),
+        session_ids=tuple(dict.fromkeys((*theirs.session_ids, *ours.session_ids))),
+        links=links,
+        links_updated_at=_later(theirs.links_updated_at, ours.links_updated_at),
+    )
