@@ -544,3 +544,36 @@ def test_an_update_chroma_applied_then_raised_on_is_what_the_index_shows(folder:
         assert mem.get(old).status == "superseded"  # as Chroma holds it
     with _open(folder) as mem:
         assert mem.get(old).status == "superseded"
+
+
+def test_a_failed_add_left_in_doubt_by_a_dead_writer_is_taken_back_on_the_next_open(
+    folder: Path,
+) -> None:
+    """A writer whose failed add Chroma applied, and that could not take it back (its deletes
+    fail too), dies: the next open takes it back (noted beside the index), and still writes
+    what the journal holds."""
+    _in_a_child_that_dies(
+        folder,
+        "from tests.test_integrity_handles import Flaky, _flaky\n"
+        "acked = [mem.add(f'held note {i}', now=now) for i in range(3)]\n"
+        "flaky = _flaky(mem)\n"
+        "flaky.fail['add'] = ('server said 500', True)\n"
+        "flaky.fail['delete'] = ('server said 500', False)\n"
+        "try:\n"
+        "    mem.add_many([MemoryInput(text=f'failed {i}', id=f'f{i}') for i in range(70)],"
+        " now=now)\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__)\n"
+        "flaky.fail['delete'] = ('server said 500', False)\n"
+        "try:\n"
+        "    mem.add('one more', now=now)\n"  # refused: the failed add is not settled
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__)\n"
+        "print(' '.join(acked), flush=True)",
+    )
+    with _open(folder) as mem:
+        ids = {r.id for r in mem.records()}
+        assert not ids & {f"f{i}" for i in range(70)}
+        assert len(ids) == 3 and all(mem.get(i).text.startswith("held note") for i in ids)
+        assert _raw_len(mem) == 3
+    assert not list(index_dir(folder).glob("*.doubt"))

@@ -362,6 +362,12 @@ class Namespace:
         self._saved = False
         return list(held)
 
+    def forget(self, ids: Sequence[str]) -> None:
+        """Drop from the index memories Chroma no longer holds (taken back while loading)."""
+        if ids:
+            self.index.remove(ids)
+            self._saved = False
+
     def take_back(self, ids: Sequence[str]) -> None:
         """Delete memories a failed call had just stored (logs what it cannot reach): held
         ones leave the journal too (they are its last frame), the others leave Chroma."""

@@ -33,6 +33,7 @@ from .intake import plan_writes
 from .lexical import Tokenizer
 from .namespace import Namespace, StoreContext
 from .records import MemoryRecord, WriteOutcome
+from .recovery import doubt_path
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
 from .versions import Versions
@@ -137,13 +138,17 @@ class Namespaces:
         )
         if collection is None:
             return None
-        folder, reserve = ctx.folder, self._reserve
+        folder, reserve, stem = ctx.folder, self._reserve, digest(name)
+        noted = ctx.sole_writer and ctx.index_dir is not None and not ctx.read_only
         store = ChromaStore(
             collection,
             writer=ctx.writer,
             space=None if folder is None else lambda needed: check_space(folder, needed, reserve),
+            doubt_file=doubt_path(ctx.index_dir, stem, ctx.writer)
+            if noted and ctx.index_dir is not None
+            else None,
         )
-        found = self._open[name] = Namespace(name, digest(name), store, ctx)
+        found = self._open[name] = Namespace(name, stem, store, ctx)
         return found
 
     def table(self, name: str) -> RecordTable | None:

@@ -28,7 +28,16 @@ from .held import claim_orphans, read_orphan_journals
 if TYPE_CHECKING:
     from .namespace import Namespace
 
-__all__ = ["recover", "refuse_lost_chroma"]
+__all__ = ["doubt_path", "recover", "refuse_lost_chroma"]
+
+_DOUBT = ".doubt"
+
+
+def doubt_path(folder: Path, stem: str, writer: str) -> Path:
+    """Where writer ``writer`` notes its failed adds in doubt in namespace ``stem``
+    (:class:`~cogmem.store.ChromaStore`)."""
+    return folder / f"{stem}.{writer}{_DOUBT}"
+
 
 log = logging.getLogger("cogmem")
 
@@ -39,6 +48,10 @@ def recover(namespace: Namespace, stem: str, folder: Path, *, read_only: bool) -
     if read_only:
         _show(namespace, stem, folder)
         return
+    # First what failed adds of dead writers left in Chroma (a call that raised leaves
+    # nothing), then the journals: replayed after, they write back what the settling took.
+    for note in sorted(folder.glob(f"{stem}.*{_DOUBT}")):
+        namespace.forget(namespace.store.settle_noted(note))
     for journal in claim_orphans(folder, stem):
         try:
             read = journal.read()

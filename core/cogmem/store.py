@@ -7,11 +7,14 @@ Chroma's errors into cogmem's (:func:`chroma_error`). How a record is laid out i
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -116,6 +119,9 @@ class ChromaStore:
             one), so that :meth:`changed_since` can leave out this writer's own writes.
         space: Called with the bytes a write may need before each write (a folder store's
             free-space check, :func:`cogmem.disk.check_space`); it raises to refuse the write.
+        doubt_file: Where the failed adds still in doubt are noted while they are (a folder
+            store), so that the next open settles them if this process cannot
+            (:func:`settle_noted`).
 
     After Chroma failed on a full disk, or failed compacting its log, every later write is
     refused at once (:class:`~cogmem.errors.DiskFullError`, or :class:`StoreError`: Chroma's
@@ -134,8 +140,10 @@ class ChromaStore:
         collection: Any,
         writer: str | None = None,
         space: Callable[[int], None] | None = None,
+        doubt_file: Path | None = None,
     ) -> None:
         self._collection = collection
+        self._doubt_file = doubt_file
         self._seq_lock = threading.Lock()
         self._last_seq = 0
         self.writer = writer if writer is not None else uuid.uuid4().hex[:16]
@@ -321,6 +329,7 @@ class ChromaStore:
         except BaseException:
             # One call, one outcome: none of it stays, the earlier batches included.
             self._doubt.append(([m.id for m in memories], sent))
+            self._note_doubt()
             try:
                 self._settle()
             except StoreError as exc:
@@ -353,6 +362,63 @@ class ChromaStore:
                 self._call("delete", ids=left)
                 log.warning("took back %d memories a failed Chroma add had stored", len(left))
             self._doubt.pop(0)
+            self._note_doubt()
+
+    def _note_doubt(self) -> None:
+        """Keep the doubt file in step with the failed adds in doubt (deleted once none is);
+        a note that cannot be written is logged, naming the ids."""
+        path = self._doubt_file
+        if path is None:
+            return
+        try:
+            if not self._doubt:
+                path.unlink(missing_ok=True)
+                return
+            note = {
+                "writer": self.writer,
+                "adds": [[ids, sorted(stamps)] for ids, stamps in self._doubt],
+            }
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part = path.with_name(f"{path.name}.part")
+            part.write_text(json.dumps(note), encoding="utf-8")
+            os.replace(part, path)
+        except OSError as exc:
+            log.error(
+                "could not note the failed Chroma adds in doubt in %s (%s): if this process "
+                "cannot take them back, these ids may appear on the next open: %s",
+                path,
+                exc,
+                self.unsettled()[:20],
+            )
+
+    def settle_noted(self, path: Path) -> list[str]:
+        """Take back what a dead writer's failed adds, noted at ``path``, left in Chroma, and
+        delete the note; returns the ids taken back.
+
+        Raises:
+            StoreError: Chroma failed (the note stays for the next open).
+        """
+        try:
+            note = json.loads(path.read_text(encoding="utf-8"))
+            writer = str(note["writer"])
+            adds = [(list(map(str, ids)), {int(s) for s in stamps}) for ids, stamps in note["adds"]]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.error("could not read the note of failed Chroma adds %s: %s", path, exc)
+            return []
+        taken: list[str] = []
+        for ids, stamps in adds:
+            for start in range(0, len(ids), _GET_BATCH):
+                got = self._call("get", ids=ids[start : start + _GET_BATCH], include=["metadatas"])
+                taken += [
+                    i
+                    for i, meta in zip(got["ids"], got["metadatas"])
+                    if writer_of(meta) == writer and int(meta.get(STAMP_KEY, 0)) in stamps
+                ]
+        if taken:
+            self._call("delete", ids=taken)
+            log.warning("took back %d memories a dead writer's failed add had stored", len(taken))
+        path.unlink(missing_ok=True)
+        return taken
 
     def update(self, memories: Sequence[MemoryRecord]) -> int:
         """Rewrite the metadata of stored memories (text, vector and seq are unchanged).
