@@ -956,17 +956,28 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             "file, the vector file, or one copy of a dead writer's journal; a few random bytes, "
             "one bit, a zeroed 4 KiB block, the file cut short or gone), the writer killed "
             "(SIGKILL) at a random moment, or a disk filled up to around the reserve while it "
-            "writes. Every count but the named errors must be 0.",
+            "writes; ids deleted and added again with a crash after (`reuse`), Chroma failing "
+            "writes before or after applying them (`chroma`), adds racing `close()` (`close`), "
+            "a memory dropped unclosed and reopened (`drop`), both journal copies cut, deleted "
+            "or garbled apart (`journal`), `chroma.sqlite3` emptied or deleted (`chroma_file`), "
+            "the lock's files damaged under a writer (`lock`). Every count but the named errors "
+            "and the losses reported by count (both journal copies damaged, where no copy holds "
+            "them) must be 0.",
             "",
         ]
-        keys = ("trials", "lost", "wrong", "unnamed", "failed_for_good")
+        keys = ("trials", "lost", "reported_lost", "wrong", "unnamed", "failed_for_good")
+        families = [k for k, v in d.items() if isinstance(v, dict) and "trials" in v]
         lines += _table(
-            ["faults", "trials", "adds lost", "wrong values", "unnamed errors", "stores lost"],
             [
-                (name, *(d[name][k] for k in keys))
-                for name in ("corrupt", "kill", "disk_full", "total")
-                if name in d
+                "faults",
+                "trials",
+                "adds lost",
+                "lost and reported",
+                "wrong values",
+                "unnamed errors",
+                "stores lost",
             ],
+            [(name, *(d[name].get(k, 0) for k in keys)) for name in families],
         )
         named = d["total"].get("named_errors_seen", {})
         if named:

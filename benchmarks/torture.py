@@ -1,8 +1,9 @@
 """Torture: faults on folder stores, counted against what was acknowledged. Prints one JSON object.
 
 Every trial writes a folder store (``HashingEmbedder``, explicit ids, semantic memories with
-tags and metadata) in a child process that prints each id once its ``add`` (or ``delete``)
-returned, applies one fault, reopens the store twice and checks it:
+tags and metadata) in a child process (:mod:`benchmarks.torture_writer`) that prints each id
+once its ``add`` (or ``delete``) returned, applies one fault, reopens the store twice and
+checks it:
 
 * ``corrupt``: one derived file is damaged: the saved records, the BM25 file, the vector file,
   or one copy of a dead writer's journal (the journal or its mirror). A damage is a few random
@@ -12,18 +13,26 @@ returned, applies one fault, reopens the store twice and checks it:
 * ``disk_full``: the writer works on a small tmpfs filled up to around the reserve cogmem keeps;
   it goes on adding after its first refusal and either closes or is killed; the store is opened
   on the full disk, then again once space is freed.
+* ``reuse``, ``chroma``, ``close``, ``drop``, ``journal``, ``chroma_file``, ``lock``: re-used
+  ids with crashes, writes Chroma fails (applied or not), writes racing ``close()``, dropped
+  handles, both journal copies damaged, an emptied or deleted ``chroma.sqlite3``, the lock's
+  files damaged under a writer (:mod:`benchmarks.torture_faults`).
 
 Counted (each must be 0):
 
-* ``lost``: acknowledged adds (not acknowledged as deleted since) missing after reopening;
+* ``lost``: acknowledged adds (not acknowledged as deleted since) missing after reopening,
+  unless the store reported the loss by count (``reported_lost``: both journal copies
+  damaged, where no copy holds them);
 * ``wrong``: memories whose text, type, importance, confidence, tags or metadata differ from what
-  was acknowledged, acknowledged deletes that came back, or values no memory can hold, as
-  cogmem returns them or as Chroma itself holds them (read with a client of its own);
+  was acknowledged (as its latest version), acknowledged deletes that came back, memories of
+  adds that raised, values no memory can hold, as cogmem returns them or as Chroma itself
+  holds them (read with a client of its own); a second writer let in; a damaged store opened;
 * ``unnamed``: exceptions, in the writer or on reopening, that are not a ``CogmemError``;
 * ``failed_for_good``: stores that cannot be opened once the fault is over (space freed).
 
-    python benchmarks/torture.py                       # ~20 min on 2 cores
-    python benchmarks/torture.py --corrupt 20 --kill 4 --disk-full 2    # a few minutes
+    python benchmarks/torture.py                       # ~35 min on 2 cores
+    python benchmarks/torture.py --corrupt 2 --kill 4 --disk-full 2 --reuse 2 --chroma 2 \
+        --close 2 --drop 2 --journal 4 --chroma-file 2 --lock 2    # a few minutes
 
 Disk-full trials mount a tmpfs (root); where that is not allowed they are skipped and counted as
 ``skipped``.
@@ -33,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import shutil
@@ -45,7 +55,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,114 +64,24 @@ for _p in (str(ROOT / "core"), str(ROOT)):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-from cogmem import CogmemError, CognitiveMemory, CognitiveMemoryConfig  # noqa: E402
+from benchmarks.torture_writer import DIM, NOW, expected  # noqa: E402
+from cogmem import CogmemError, CognitiveMemory  # noqa: E402
 from cogmem.testing import HashingEmbedder  # noqa: E402
 
-NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
-DIM = 64
 FILE_KINDS = ("records", "bm25", "vectors", "journal", "mirror")
 DAMAGES = ("bytes", "bit", "block", "cut", "delete")
-_TAGS = ("home", "work", "health", "travel")
-
-
-# --------------------------------------------------------------------------- what is written
-
-
-def expected(i: int) -> dict[str, Any]:
-    """The fields memory ``m<i>`` is written with (the oracle)."""
-    rng = random.Random(i)
-    return {
-        "text": f"note {i}: the ferry to island {rng.randrange(50)} leaves at {rng.randrange(24)}h",
-        "memory_type": "semantic",
-        "importance": round(rng.uniform(0.05, 0.95), 6),
-        "confidence": round(rng.uniform(0.5, 1.0), 6),
-        "tags": (rng.choice(_TAGS),),
-        "metadata": {"i": i, "shard": f"s{i % 7}", "ok": i % 2 == 0},
-    }
-
-
-def writer(
-    path: str, seed: int, count: int, reserve_mb: float, close: bool, start: int = 0
-) -> None:
-    """The child: write ``count`` memories ``m<start>`` on (bulk, then single adds held in
-    the journal, small batches, deletes and reinforcing searches), printing each
-    acknowledgement; then close (or wait to be killed). Exceptions are printed and the work
-    goes on."""
-    rng = random.Random(seed)
-    config = CognitiveMemoryConfig(disk_reserve_mb=reserve_mb)
-
-    def say(*words: object) -> None:
-        print(*words, flush=True)
-
-    def attempt(action: Callable[[], object]) -> bool:
-        try:
-            action()
-        except CogmemError as exc:
-            say("named", type(exc).__name__)
-            return False
-        except Exception as exc:  # counted: every error cogmem raises should be named
-            say("unnamed", type(exc).__name__, str(exc)[:200].replace("\n", " "))
-            return False
-        return True
-
-    try:
-        mem = CognitiveMemory(path=path, embedder=HashingEmbedder(DIM), config=config)
-    except CogmemError as exc:
-        say("named", type(exc).__name__)
-        return
-    end = start + count
-    bulk = [_input(j) for j in range(start, start + min(count // 2, 150))]
-    if attempt(lambda: mem.add_many(bulk, now=NOW)):
-        say("ack", *(f"m{j}" for j in range(start, start + len(bulk))))
-    i = start + len(bulk)
-    while i < end:
-        step = rng.random()
-        if step < 0.55:
-            single = [_input(i)]
-            if attempt(lambda single=single: mem.add_many(single, now=NOW)):  # type: ignore[misc]
-                say("ack", f"m{i}")
-            i += 1
-        elif step < 0.75:
-            batch = [_input(j) for j in range(i, min(end, i + rng.randrange(2, 30)))]
-            if attempt(lambda batch=batch: mem.add_many(batch, now=NOW)):  # type: ignore[misc]
-                say("ack", *(f"m{j}" for j in range(i, i + len(batch))))
-            i += len(batch)
-        elif step < 0.8 and i > start:
-            victim = f"m{rng.randrange(start, i)}"
-            if attempt(lambda victim=victim: mem.delete(victim)):  # type: ignore[misc]
-                say("del", victim)
-        else:
-            query = f"ferry to island {rng.randrange(50)}"
-            later = NOW + timedelta(days=rng.randrange(30))
-            attempt(lambda q=query, t=later: mem.search(q, now=t))  # type: ignore[misc]
-    say("written")
-    if close:
-        attempt(mem.close)
-        say("closed")
-    else:
-        while True:  # held open until killed
-            time.sleep(0.1)
-
-
-def _input(i: int) -> dict[str, Any]:
-    e = expected(i)
-    return {
-        "text": e["text"],
-        "id": f"m{i}",
-        "memory_type": e["memory_type"],
-        "importance": e["importance"],
-        "confidence": e["confidence"],
-        "tags": list(e["tags"]),
-        "metadata": e["metadata"],
-    }
 
 
 @dataclass
 class Run:
-    """What a writer said: acknowledged ids (minus acknowledged deletes) and its errors."""
+    """What a writer said: acknowledged ids (minus acknowledged deletes) with the version each
+    was last written as, the ids of adds that raised, and its errors."""
 
     acked: set[str] = field(default_factory=set)
     deleted: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)
+    versions: dict[str, int] = field(default_factory=dict)
+    hidden: list[str] = field(default_factory=list)
     named: Counter[str] = field(default_factory=Counter)
     unnamed: list[str] = field(default_factory=list)
 
@@ -169,8 +89,18 @@ class Run:
         word, *rest = line.split(" ", 1)
         args = rest[0].split() if rest else []
         if word == "ack":
-            self.acked.update(args)
-            self.deleted.difference_update(args)
+            for arg in args:
+                memory_id, _, version = arg.partition("@")
+                self.acked.add(memory_id)
+                self.versions[memory_id] = int(version or 0)
+                self.deleted.discard(memory_id)
+                self.failed.discard(memory_id)
+        elif word == "fail":
+            self.failed.update(
+                a.partition("@")[0] for a in args if a.partition("@")[0] not in self.acked
+            )
+        elif word == "hidden":
+            self.hidden += args
         elif word == "del" and args:
             self.acked.discard(args[0])
             self.deleted.add(args[0])
@@ -181,12 +111,12 @@ class Run:
 
 
 def _child(
-    path: Path, seed: int, count: int, reserve_mb: float, close: bool, start: int
+    path: Path, seed: int, count: int, reserve_mb: float, close: bool, start: int, mode: str
 ) -> subprocess.Popen[str]:
     code = (
         f"import sys; sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / 'core')!r}]\n"
-        "from benchmarks.torture import writer\n"
-        f"writer({str(path)!r}, {seed}, {count}, {reserve_mb}, {close}, {start})\n"
+        "from benchmarks.torture_writer import writer\n"
+        f"writer({str(path)!r}, {seed}, {count}, {reserve_mb}, {close}, {start}, {mode!r})\n"
     )
     return subprocess.Popen(
         [sys.executable, "-c", code],
@@ -206,15 +136,20 @@ def write(
     kill_after: int | None = None,
     close: bool = True,
     start: int = 0,
+    mode: str = "plain",
+    on_written: Callable[[], None] | None = None,
 ) -> Run:
-    """Run a writer; with ``kill_after``, SIGKILL it once that many lines were read (or once it
-    has written everything and waits)."""
-    child = _child(path, seed, count, reserve_mb, close and kill_after is None, start)
+    """Run a writer (``mode``: see :mod:`benchmarks.torture_writer`); with ``kill_after``,
+    SIGKILL it once that many lines were read (or once it has written everything and waits,
+    after ``on_written`` ran while it still holds the store)."""
+    child = _child(path, seed, count, reserve_mb, close and kill_after is None, start, mode)
     run = Run()
     assert child.stdout is not None
     for lines, line in enumerate(child.stdout, start=1):
         run.read(line.strip())
         if kill_after is not None and (lines >= kill_after or line.startswith("written")):
+            if on_written is not None and line.startswith("written"):
+                on_written()
             child.send_signal(signal.SIGKILL)
             break
     child.wait(timeout=600)
@@ -269,8 +204,12 @@ def derived_file(folder: Path, kind: str) -> Path | None:
 
 @dataclass
 class Tally:
+    """Counts over trials. ``lost`` is what was lost without a word; ``reported_lost`` what
+    the store said it lost (both journal copies damaged: no copy holds it), by count."""
+
     trials: int = 0
     lost: int = 0
+    reported_lost: int = 0
     wrong: int = 0
     unnamed: int = 0
     failed_for_good: int = 0
@@ -280,7 +219,15 @@ class Tally:
     problems: list[str] = field(default_factory=list)
 
     def merge(self, other: Tally) -> None:
-        for name in ("trials", "lost", "wrong", "unnamed", "failed_for_good", "skipped"):
+        for name in (
+            "trials",
+            "lost",
+            "reported_lost",
+            "wrong",
+            "unnamed",
+            "failed_for_good",
+            "skipped",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.named.update(other.named)
         self.faults.update(other.faults)
@@ -290,6 +237,7 @@ class Tally:
         return {
             "trials": self.trials,
             "lost": self.lost,
+            "reported_lost": self.reported_lost,
             "wrong": self.wrong,
             "unnamed": self.unnamed,
             "failed_for_good": self.failed_for_good,
@@ -309,8 +257,8 @@ def _valid(record: Any) -> bool:
     )
 
 
-def _differs(record: Any, i: int) -> bool:
-    want = expected(i)
+def _differs(record: Any, i: int, version: int = 0) -> bool:
+    want = expected(i, version)
     return (
         record.text != want["text"]
         or record.memory_type != want["memory_type"]
@@ -321,37 +269,76 @@ def _differs(record: Any, i: int) -> bool:
     )
 
 
-def check(folder: Path, run: Run, label: str, *, retry: Callable[[], None] | None = None) -> Tally:
+class _Reports(logging.Handler):
+    """Sums what cogmem's ERROR records say was lost (``cogmem_lost``)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.lost = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lost += int(getattr(record, "cogmem_lost", 0))
+
+
+def check(
+    folder: Path,
+    run: Run,
+    label: str,
+    *,
+    retry: Callable[[], None] | None = None,
+    refused_first: str | None = None,
+) -> Tally:
     """Reopen the store twice and count what was lost or wrong. A store may refuse while its
     fault lasts (a full disk: a dead writer's adds cannot be written yet); ``retry`` ends the
-    fault, and only a store that still cannot be used then has failed for good."""
+    fault, and only a store that still cannot be used then has failed for good.
+    ``refused_first``: the error the first open must raise (else the trial counts as wrong).
+    A loss the store reported (by count, in an ERROR record) is ``reported_lost``; only the
+    rest is ``lost``."""
     tally = Tally(trials=1)
     tally.named.update(run.named)
     for problem in run.unnamed:
         tally.unnamed += 1
         tally.problems.append(f"{label}: writer: {problem}")
-    for attempt in range(2):
-        outcome = _verify(folder, run, tally, label, search=attempt == 0)
-        if outcome == "refused" and retry is not None:
-            retry()
-            retry = None
-            outcome = _verify(folder, run, tally, label, search=attempt == 0)
-        if outcome != "ok":
-            tally.failed_for_good += 1
-            return tally
-    tally.wrong += _check_chroma(folder, run, tally, label)
+    if run.hidden:  # acknowledged, and not seen by the same process reopening the store
+        tally.lost += len(run.hidden)
+        tally.problems.append(f"{label}: hidden after a drop: {run.hidden[:5]}")
+    reports = _Reports()
+    logging.getLogger("cogmem").addHandler(reports)
+    try:
+        for attempt in range(2):
+            outcome = _verify(folder, run, tally, label, reports, search=attempt == 0)
+            if attempt == 0 and refused_first is not None and outcome != refused_first:
+                tally.wrong += 1
+                tally.problems.append(f"{label}: the first open was {outcome}, not refused")
+            if outcome.startswith("refused") and retry is not None:
+                retry()
+                retry = None
+                outcome = _verify(folder, run, tally, label, reports, search=attempt == 0)
+            if outcome != "ok":
+                tally.failed_for_good += 1
+                return tally
+    finally:
+        logging.getLogger("cogmem").removeHandler(reports)
+    tally.wrong += _check_chroma(folder, run, tally, label, reports.lost)
     return tally
 
 
-def _verify(folder: Path, run: Run, tally: Tally, label: str, *, search: bool) -> str:
+def _count_lost(tally: Tally, lost: int, reported: int) -> None:
+    tally.reported_lost += min(lost, reported)
+    tally.lost += max(0, lost - reported)
+
+
+def _verify(
+    folder: Path, run: Run, tally: Tally, label: str, reports: _Reports, *, search: bool
+) -> str:
     """Open the store, check every acknowledged memory, search once, close: ``ok``,
-    ``refused`` (a named error: the fault may still last) or ``failed`` (an unnamed one)."""
+    ``refused <Error>`` (a named error: the fault may still last) or ``failed`` (an unnamed
+    one). Memories of adds that raised must be absent."""
     try:
         mem = CognitiveMemory(path=folder, embedder=HashingEmbedder(DIM))
     except CogmemError as exc:
         tally.named[type(exc).__name__] += 1
-        tally.problems.append(f"{label}: open refused: {type(exc).__name__}: {str(exc)[:120]}")
-        return "refused"
+        return f"refused {type(exc).__name__}"
     except Exception as exc:
         tally.unnamed += 1
         tally.problems.append(f"{label}: open raised {type(exc).__name__}: {str(exc)[:160]}")
@@ -363,12 +350,16 @@ def _verify(folder: Path, run: Run, tally: Tally, label: str, *, search: bool) -
         wrong = [
             m
             for m in run.acked
-            if m in records and (_differs(records[m], int(m[1:])) or not _valid(records[m]))
+            if m in records
+            and (_differs(records[m], int(m[1:]), run.versions.get(m, 0)) or not _valid(records[m]))
         ]
-        tally.lost += len(lost)
-        tally.wrong += len(wrong) + sum(1 for d in run.deleted if d in records)
+        phantoms = [m for m in run.failed if m in records]
+        _count_lost(tally, len(lost), reports.lost)
+        tally.wrong += len(wrong) + len(phantoms) + sum(1 for d in run.deleted if d in records)
+        tally.problems += [f"{label}: a failed add is stored: {m}" for m in phantoms[:3]]
         tally.wrong += sum(1 for r in records.values() if not _valid(r))
-        tally.problems += [f"{label}: lost {m}" for m in lost[:3]]
+        if len(lost) > reports.lost:
+            tally.problems += [f"{label}: lost {m}" for m in lost[:3]]
         tally.problems += [f"{label}: wrong {records[m]}" for m in wrong[:3]]
         if search:
             mem.search("ferry to island 7", now=NOW + timedelta(days=40))
@@ -392,7 +383,7 @@ def _verify(folder: Path, run: Run, tally: Tally, label: str, *, search: bool) -
     return outcome
 
 
-def _check_chroma(folder: Path, run: Run, tally: Tally, label: str) -> int:
+def _check_chroma(folder: Path, run: Run, tally: Tally, label: str, reported: int) -> int:
     """What Chroma itself holds: every acknowledged memory, with the values written."""
     import chromadb
     from chromadb.config import Settings
@@ -410,12 +401,18 @@ def _check_chroma(folder: Path, run: Run, tally: Tally, label: str) -> int:
     held = dict(zip(got["ids"], zip(got["documents"], got["metadatas"])))
     for memory_id, (doc, meta) in held.items():
         record = from_chroma(memory_id, doc, meta)
-        if not _valid(record) or (memory_id in run.acked and _differs(record, int(memory_id[1:]))):
+        acked = memory_id in run.acked
+        version = run.versions.get(memory_id, 0)
+        if (
+            not _valid(record)
+            or (acked and _differs(record, int(memory_id[1:]), version))
+            or memory_id in run.failed
+        ):
             wrong += 1
             tally.problems.append(f"{label}: Chroma holds a wrong {memory_id}: {record}")
     missing = run.acked - set(held)
-    if missing:  # every acknowledged add reached Chroma once the store was closed
-        tally.lost += len(missing)
+    _count_lost(tally, len(missing), reported)
+    if len(missing) > reported:  # every acknowledged add reached Chroma once closed
         tally.problems.append(f"{label}: not in Chroma: {sorted(missing)[:5]}")
     return wrong
 
@@ -505,30 +502,50 @@ def disk_full_trials(work: Path, trials: int, seed: int) -> Tally:
     return tally
 
 
+#: The trial families of the third integrity round (:mod:`benchmarks.torture_faults`) and
+#: their default number of trials.
+ROUND_THREE = {
+    "reuse": 40,
+    "chroma": 40,
+    "close": 20,
+    "drop": 20,
+    "journal": 60,
+    "chroma_file": 20,
+    "lock": 20,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corrupt", type=int, default=60, help="trials per derived file kind")
     parser.add_argument("--kill", type=int, default=40, help="SIGKILL trials")
     parser.add_argument("--disk-full", type=int, default=10, help="disk-full trials")
+    for name, default in ROUND_THREE.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     started = time.perf_counter()
     out: dict[str, Any] = {"seed": args.seed}
     total = Tally()
+    from benchmarks import torture_faults
+
+    families: dict[str, Callable[[Path, int, int], Tally]] = {
+        "corrupt": corrupt_trials,
+        "kill": kill_trials,
+        "disk_full": disk_full_trials,
+        **{name: getattr(torture_faults, f"{name}_trials") for name in ROUND_THREE},
+    }
     with tempfile.TemporaryDirectory(prefix="cogmem-torture-") as tmp:
         work = Path(tmp)
-        for name, run in (
-            ("corrupt", lambda: corrupt_trials(work / "c", args.corrupt, args.seed)),
-            ("kill", lambda: kill_trials(work / "k", args.kill, args.seed)),
-            ("disk_full", lambda: disk_full_trials(work / "d", args.disk_full, args.seed)),
-        ):
-            (work / name[0]).mkdir()
-            tally = run()
+        for name, trials in families.items():
+            (work / name).mkdir()
+            tally = trials(work / name, getattr(args, name), args.seed)
             out[name] = tally.as_dict()
             total.merge(tally)
             print(f"[torture] {name}: {tally.as_dict()}", file=sys.stderr, flush=True)
     out["total"] = total.as_dict()
     out["all_zero"] = not (total.lost or total.wrong or total.unnamed or total.failed_for_good)
+    out["trials"] = total.trials
     out["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(out, indent=2))
 
