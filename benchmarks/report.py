@@ -962,7 +962,7 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             "or garbled apart (`journal`), `chroma.sqlite3` emptied or deleted (`chroma_file`), "
             "the lock's files damaged under a writer (`lock`). Every count but the named errors "
             "and the losses reported by count (both journal copies damaged, where no copy holds "
-            "them) must be 0.",
+            "them; each counted at every one of its trial's three checks) must be 0.",
             "",
         ]
         keys = ("trials", "lost", "reported_lost", "wrong", "unnamed", "failed_for_good")
