@@ -26,18 +26,29 @@ from cogmem import (
     SearchResult,
     render,
 )
-from cogmem.checks import check_bool, check_int, check_memory_type, check_name, check_texts
+from cogmem.checks import (
+    check_bool,
+    check_int,
+    check_memory_type,
+    check_name,
+    check_texts,
+    suggest,
+)
 from cogmem.memory import require_memory
 from cogmem.recall import search_settings
 from cogmem.records import STATED_KEY
+from cogmem.scope import NamespaceTemplate
 
 from ._convert import current_time
+from .scope import run_values
 from .tools import memory_tools
 
 __all__ = ["CognitiveMemoryMiddleware", "Extractor"]
 
 #: ``(the turn's messages, from the user's message on) -> texts to remember``.
 Extractor = Callable[[Sequence[BaseMessage]], Sequence[str]]
+
+_SEARCH_ARGS = frozenset({"mode", "filters", "min_score", "deep_recall", "reinforce"})
 
 DEFAULT_HEADING = "Long-term memories that may be relevant (each with its id):"
 
@@ -70,9 +81,13 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
     Async: ``awrap_model_call`` and ``aafter_agent`` run the memory's calls in a worker
     thread.
 
+    One agent for many users: ``namespace="user-{user_id}"`` is filled at each call from the
+    run's context (``invoke(..., context={"user_id": "ana"})``) or ``config["configurable"]``
+    (:mod:`langchain_cogmem.scope`), for the recall, the turn remembered and the tools alike.
+
     Args:
         memory: The memory to recall from and store in.
-        namespace: Whose memory (one user or agent).
+        namespace: Whose memory (one user or agent), or a template of it filled per call.
         session_id: Recorded on what is stored and reinforced.
         k: At most this many memories per model call.
         token_budget: At most this many tokens of memory text per model call.
@@ -83,6 +98,8 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         facts: Keep what the user states as facts besides the exchange (default ``True``).
         tools: Also give the agent the memory tools (search, remember, forget, update).
         now: A clock (``() -> datetime``, timezone-aware); default the wall clock.
+        name: The middleware's name in the agent (default the class name); give each of two
+            instances in one agent its own.
         **search: ``mode``, ``filters``, ``min_score``, ``deep_recall``, ``reinforce`` as for
             :meth:`cogmem.CognitiveMemory.search`.
     """
@@ -101,18 +118,23 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         facts: bool = True,
         tools: bool = False,
         now: Callable[[], datetime] | None = None,
+        name: str | None = None,
         **search: Any,
     ) -> None:
         require_memory(memory)
-        unknown = sorted(set(search) - {"mode", "filters", "min_score", "deep_recall", "reinforce"})
+        unknown = sorted(set(search) - _SEARCH_ARGS)
         if unknown:
-            raise InvalidInputError(f"CognitiveMemoryMiddleware got unknown argument(s) {unknown}")
+            known = {*_SEARCH_ARGS, "k", "token_budget", "namespace", "session_id", "name"}
+            hints = ", ".join(f"{u!r}{suggest(u, known)}" for u in unknown)
+            raise InvalidInputError(f"CognitiveMemoryMiddleware got unknown argument(s) {hints}")
         check_memory_type(fact_type, "fact_type")
         if extractor is not None and not callable(extractor):
             raise InvalidTypeError("extractor must be a callable: messages -> list[str]")
         super().__init__()
         self.memory = memory
-        self.namespace = check_name(namespace, "namespace")
+        self._template = NamespaceTemplate(namespace)
+        self.namespace = namespace
+        self._name = None if name is None else check_name(name, "name")
         self.session_id = None if session_id is None else check_name(session_id, "session_id")
         self.k = check_int(k, "k")
         self.token_budget = check_int(token_budget, "token_budget")
@@ -131,6 +153,17 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
             if tools
             else []
         )
+
+    @property
+    def name(self) -> str:
+        """The middleware's name in the agent (``name=``, else the class name)."""
+        return self._name or type(self).__name__
+
+    def _namespace(self, runtime: Any) -> str:
+        """The namespace of this call (the template filled from the run)."""
+        if self._template.fixed:
+            return self._template.template
+        return self._template.fill(run_values(runtime))
 
     # ------------------------------------------------------------------ recall
     def wrap_model_call(
@@ -151,18 +184,21 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
             return request
         moment = current_time(self.now)
         first_call = bool(request.messages) and isinstance(request.messages[-1], HumanMessage)
-        results = self._recall(query, moment, reinforce=first_call)
+        namespace = self._namespace(request.runtime)
+        results = self._recall(query, moment, namespace, reinforce=first_call)
         if not results:
             return request
         block = f"{self.heading}\n{render(results, moment, ids=True)}"
         return request.override(system_message=_appended(request.system_message, block))
 
-    def _recall(self, query: str, moment: datetime, *, reinforce: bool) -> list[SearchResult]:
+    def _recall(
+        self, query: str, moment: datetime, namespace: str, *, reinforce: bool
+    ) -> list[SearchResult]:
         settings = search_settings(
             self,
             top_k=self.k,
             token_budget=self.token_budget,
-            namespace=self.namespace,
+            namespace=namespace,
             session_id=self.session_id,
             now=moment,
         )
@@ -173,15 +209,15 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
     # ------------------------------------------------------------------ remember
     def after_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Store what the turn leaves to remember; changes nothing in the agent's state."""
-        self._remember(_messages(state))
+        self._remember(_messages(state), self._namespace(runtime))
         return None
 
     async def aafter_agent(self, state: Any, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """:meth:`after_agent`, in a worker thread."""
-        await asyncio.to_thread(self._remember, _messages(state))
+        await asyncio.to_thread(self._remember, _messages(state), self._namespace(runtime))
         return None
 
-    def _remember(self, messages: Sequence[BaseMessage]) -> None:
+    def _remember(self, messages: Sequence[BaseMessage], namespace: str) -> None:
         start = next(
             (i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)),
             None,
@@ -196,7 +232,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
                 MemoryInput(
                     text=t,
                     memory_type=self.fact_type,
-                    namespace=self.namespace,
+                    namespace=namespace,
                     session_id=self.session_id,
                 )
                 for t in texts
@@ -213,7 +249,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
             fact = self.memory.write(
                 said,
                 memory_type=self.fact_type,
-                namespace=self.namespace,
+                namespace=namespace,
                 session_id=self.session_id,
                 now=moment,
             ).id
@@ -221,9 +257,9 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         if text:
             self.memory.add(
                 text,
-                id=uuid.uuid4().hex,  # stored as itself: a turn said twice is two turns
+                id=str(uuid.uuid4()),  # stored as itself: a turn said twice is two turns
                 memory_type="episodic",
-                namespace=self.namespace,
+                namespace=namespace,
                 session_id=self.session_id,
                 metadata={STATED_KEY: fact} if fact else None,  # ranked right below it
                 now=moment,

@@ -11,7 +11,10 @@ from langchain_core.tools import StructuredTool, ToolException
 from typing_extensions import Unpack
 
 from cogmem import CogmemError, CognitiveMemory
+from cogmem.scope import NamespaceTemplate
 from cogmem.tools import MemoryTools, ToolOptions
+
+from .scope import namespace_for
 
 __all__ = ["memory_tools"]
 
@@ -21,9 +24,16 @@ def memory_tools(memory: CognitiveMemory, **options: Unpack[ToolOptions]) -> lis
     LangChain tools over one namespace of ``memory`` (see :class:`cogmem.tools.MemoryTools` for
     what each does and the arguments).
 
+    ``namespace`` may be a template, ``"user-{user_id}"``, filled at each call from the run's
+    context or ``config["configurable"]`` (:mod:`langchain_cogmem.scope`): one agent, each
+    user's own memories.
+
     A cogmem error (an unknown id, an empty text) reaches the model as the tool's answer,
     marked as an error, so that it can correct itself; it does not end the agent's run.
     """
+    namespace = options.get("namespace")
+    if isinstance(namespace, str):
+        options["namespace"] = namespace_for(NamespaceTemplate(namespace))
     kept = MemoryTools(memory, **options)
     return [_as_tool(fn) for fn in kept.functions()]
 

@@ -272,7 +272,7 @@ def test_usage_errors_exit_2(store: Path, capsys: pytest.CaptureFixture[str]) ->
     assert code == 2
     _assert_one_line(err, "give the store: --path DIR or --host HOST")
     for argv in (
-        ["stats", "--path", str(store), "--now", "2026-06-01T12:00:00"],  # no offset
+        ["stats", "--path", str(store), "--now", "next tuesday"],  # not ISO 8601
         ["search", "x", "--path", str(store), "--top-k", "0"],
         ["search", "x", "--path", str(store), "--mode", "fuzzy"],
     ):
@@ -280,10 +280,31 @@ def test_usage_errors_exit_2(store: Path, capsys: pytest.CaptureFixture[str]) ->
             main(argv, embedder=HashingEmbedder())
         assert info.value.code == 2
     err = capsys.readouterr().err
-    assert "has no UTC offset" in err and "must be >= 1" in err and "invalid choice" in err
+    assert "is not an ISO 8601 date or time" in err and "must be >= 1" in err
+    assert "invalid choice" in err
     code, _, err = _run(["stats", "--path", str(store), "--host", "h"], capsys)
     assert code == 2
     _assert_one_line(err, "give either --path or --host, not both")
+
+
+@pytest.mark.parametrize(
+    ("now", "same_as"),
+    [
+        ("2026-07-01", "2026-07-01T00:00:00+00:00"),
+        ("2026-07-01T12:00", "2026-07-01T12:00:00+00:00"),
+        ("2026-07-01T12:00:00Z", "2026-07-01T12:00:00+00:00"),
+        ("2026-07-01T14:00+02:00", "2026-07-01T12:00:00+00:00"),
+    ],
+)
+def test_now_takes_a_date_or_a_time_with_or_without_an_offset(
+    store: Path, now: str, same_as: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: '2026-04-25' was refused with the suggestion '2026-04-25+00:00', itself refused
+    with the suggestion '2026-04-25+00:00+00:00'. Without an offset, UTC."""
+    code, out, err = _run(["show", "crdb", "--path", str(store), "--now", now], capsys)
+    assert code == 0 and err == ""
+    _, expected, _ = _run(["show", "crdb", "--path", str(store), "--now", same_as], capsys)
+    assert out == expected
 
 
 def test_an_unreadable_import_file_exits_2(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -208,7 +209,7 @@ def test_async_agent(mem: CognitiveMemory) -> None:
 
 
 def test_bad_arguments_are_refused(mem: CognitiveMemory) -> None:
-    with pytest.raises(InvalidInputError, match="top_k"):
+    with pytest.raises(InvalidInputError, match=r"'top_k' \(did you mean 'k'\?\)"):
         CognitiveMemoryMiddleware(mem, top_k=3)
     with pytest.raises(InvalidInputError, match="fact_type"):
         CognitiveMemoryMiddleware(mem, fact_type="dream")
@@ -263,3 +264,76 @@ def test_facts_false_keeps_only_the_exchange(mem: CognitiveMemory) -> None:
     assert [m.memory_type for m in mem.memories(namespace="ana")] == ["episodic"]
     with pytest.raises(TypeError, match="facts"):
         CognitiveMemoryMiddleware(mem, facts="yes")  # type: ignore[arg-type]
+
+
+def test_one_agent_serves_two_users_and_neither_sees_the_others_memories(
+    mem: CognitiveMemory,
+) -> None:
+    """One compiled agent, the namespace a template filled per run from its context (the
+    middleware) or its config (the tools, as langmem's templates are)."""
+    clock = Clock()
+    memory = CognitiveMemoryMiddleware(
+        mem, namespace="user-{user_id}", now=clock, tools=True, name="long_term"
+    )
+    model = scripted(
+        "Noted.",
+        "Noted.",
+        AIMessage(
+            content="",
+            tool_calls=[{"name": "search_memory", "args": {"query": "pet"}, "id": "c1"}],
+        ),
+        "Your cat is Miso.",
+        "I know nothing of a cat.",
+    )
+    agent = create_agent(model, tools=memory.tools, middleware=[memory])
+    assert memory.name == "long_term"
+
+    def turn(user: str, text: str) -> dict[str, Any]:
+        return agent.invoke(  # type: ignore[no-any-return]
+            {"messages": [{"role": "user", "content": text}]},
+            context={"user_id": user},
+            config={"configurable": {"user_id": user}},
+        )
+
+    turn("ana", "My cat is called Miso.")
+    turn("bob", "My dog is called Rex.")
+    clock.time += timedelta(days=1)
+    out = turn("ana", "What is my pet called?")
+    found = next(m for m in out["messages"] if isinstance(m, ToolMessage)).text
+    assert "Miso" in found and "Rex" not in found  # the tool searched ana's memories
+    assert "Miso" in system_text(model.seen[-2]) and "Rex" not in system_text(model.seen[-2])
+    turn("carol", "What is my pet called?")
+    assert "Miso" not in system_text(model.seen[-1]) and "Rex" not in system_text(model.seen[-1])
+    assert {m.text.split("\n")[0] for m in mem.memories(namespace="user-bob")} >= {
+        "My dog is called Rex."
+    }
+    assert all("Rex" not in m.text for m in mem.memories(namespace="user-ana"))
+
+
+def test_a_template_without_its_value_is_a_named_error(mem: CognitiveMemory) -> None:
+    memory = CognitiveMemoryMiddleware(mem, namespace="user-{user_id}")
+    agent = create_agent(scripted("Hi."), tools=[], middleware=[memory])
+    with pytest.raises(InvalidInputError, match=r"needs \['user_id'\]"):
+        ask(agent, "Hello")
+    with pytest.raises(InvalidInputError, match="plain name"):
+        CognitiveMemoryMiddleware(mem, namespace="user-{0}")
+
+
+def test_two_middleware_instances_with_their_own_names(mem: CognitiveMemory) -> None:
+    """Before: LangChain refused two instances of one middleware class by name."""
+    personal = CognitiveMemoryMiddleware(mem, namespace="ana", name="personal_memory")
+    team = CognitiveMemoryMiddleware(mem, namespace="team", name="team_memory", facts=False)
+    mem.add("The team deploys on Fridays.", namespace="team", now=DAY0)
+    model = scripted("Fridays.")
+    agent = create_agent(model, tools=[], middleware=[personal, team])
+    clock_out = ask(agent, "When does the team deploy?")
+    assert clock_out["messages"][-1].text == "Fridays."
+    assert "The team deploys on Fridays." in system_text(model.seen[-1])
+
+
+def test_the_exchange_id_has_the_form_of_every_other_id(mem: CognitiveMemory) -> None:
+    """Before: 32 hex digits from the middleware, dashed UUIDs from the tools and add()."""
+    memory = CognitiveMemoryMiddleware(mem, namespace="ana", facts=False)
+    ask(create_agent(scripted("Noted."), tools=[], middleware=[memory]), "I had pasta today.")
+    (exchange,) = mem.memories(namespace="ana")
+    assert str(uuid.UUID(exchange.id)) == exchange.id

@@ -645,3 +645,17 @@ def test_add_many_shows_progress_when_asked_and_stores_the_same(
         assert len(quiet) == len(shown) == 600
         assert stored_quietly == [r.text for r in b.records()]
         assert np.allclose(b.vectors(shown[:3])[shown[0]], embedder.embed_query(texts[0]))
+
+
+def test_a_misnamed_argument_or_field_names_the_one_meant(mem: CognitiveMemory) -> None:
+    """Before: ``search(k=3)`` was a plain TypeError, ``add(type=...)`` listed only the
+    wrong field."""
+    with pytest.raises(InvalidTypeError, match=r"'k' \(did you mean 'top_k'\?\)"):
+        mem.search("x", k=3)  # type: ignore[call-arg]
+    with pytest.raises(InvalidTypeError, match=r"'limit' \(did you mean 'top_k'\?\)"):
+        mem.search("x", limit=3)  # type: ignore[call-arg]
+    with pytest.raises(InvalidInputError, match=r"'type' \(did you mean 'memory_type'\?\)"):
+        mem.add("x", type="semantic")  # type: ignore[call-arg]
+    with pytest.raises(InvalidInputError, match=r"'user_id' \(did you mean 'namespace'\?\).*tags"):
+        mem.add("x", user_id="ana")  # type: ignore[call-arg]
+    assert mem.count() == 0

@@ -8,14 +8,22 @@ Type errors raise :class:`~cogmem.errors.InvalidTypeError` (a ``TypeError``), wr
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
+from typing import ParamSpec, TypeVar
 
 from .errors import InvalidInputError, InvalidTypeError
 from .records import MEMORY_TYPES, MemoryType
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 __all__ = [
+    "ALIASES",
     "EARLIEST",
     "LATEST",
     "check_bool",
@@ -31,7 +39,9 @@ __all__ = [
     "check_unit_interval",
     "check_user_metadata",
     "ensure_aware",
+    "hint_unknown_keywords",
     "resolve_now",
+    "suggest",
 ]
 
 #: The times cogmem accepts: within ~285 years of 1970 a float of epoch seconds is exact to
@@ -239,3 +249,56 @@ def check_scalar(value: object, name: str) -> None:
         and not _INT64[0] <= value <= _INT64[1]
     ):
         raise InvalidInputError(f"{name} must fit in 64 bits, got {value}")
+
+
+#: Names other libraries (and habit) use for cogmem's arguments and fields.
+ALIASES: Mapping[str, str] = {
+    "k": "top_k",
+    "limit": "top_k",
+    "n_results": "top_k",
+    "filter": "filters",
+    "where": "filters",
+    "type": "memory_type",
+    "kind": "memory_type",
+    "user_id": "namespace",
+    "user": "namespace",
+    "meta": "metadata",
+    "content": "text",
+    "score_threshold": "min_score",
+    "top_k": "k",  # where k is the name (the middleware, the retriever)
+}
+
+
+def suggest(unknown: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for an unknown argument or field, or ``""``: its common alias
+    (:data:`ALIASES`) when that is known here, else the closest known name."""
+    names = sorted(known)
+    alias = ALIASES.get(unknown)
+    if alias in names:
+        return f" (did you mean {alias!r}?)"
+    close = difflib.get_close_matches(unknown, names, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def hint_unknown_keywords(fn: Callable[P, R]) -> Callable[P, R]:
+    """Make a call with an unknown keyword argument raise :class:`InvalidTypeError` naming
+    the argument meant (``search(k=3)``: ``top_k``), where Python's ``TypeError`` names only
+    the wrong one. Costs nothing on a good call: the signature is read only when the call
+    raised ``TypeError``."""
+    parameters = inspect.signature(fn).parameters
+
+    @functools.wraps(fn)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            unknown = [k for k in kwargs if k not in parameters]
+            if not unknown:
+                raise
+            hints = "; ".join(f"{k!r}{suggest(k, parameters)}" for k in unknown)
+            raise InvalidTypeError(
+                f"{fn.__name__}() got unknown keyword argument(s) {hints}; it takes "
+                f"{', '.join(p for p in parameters if p != 'self')}"
+            ) from None
+
+    return call

@@ -61,17 +61,17 @@ class UsageError(CogmemError):
 
 
 def _iso_time(value: str) -> datetime:
-    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
+    """An ISO 8601 date or time (``2026-04-25``, ``2026-04-25T09:30``, ``...+02:00``, ``...Z``);
+    without an offset, it is UTC."""
     try:
-        moment = datetime.fromisoformat(text)
+        moment = datetime.fromisoformat(value)  # Python 3.11 reads every ISO 8601 form here
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not an ISO 8601 time (e.g. 2026-06-01T12:00:00+00:00)"
+            f"{value!r} is not an ISO 8601 date or time (e.g. 2026-06-01, "
+            "2026-06-01T12:00, 2026-06-01T12:00+02:00; without an offset, UTC)"
         ) from None
     if moment.tzinfo is None:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} has no UTC offset; add one, e.g. {value}+00:00"
-        )
+        moment = moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc)
 
 
@@ -138,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--now",
         type=_iso_time,
         metavar="ISO",
-        help="the time retention is computed at, with its offset (default: the clock)",
+        help="the time retention is computed at: an ISO date or time, UTC unless it has an "
+        "offset (default: the clock)",
     )
 
     sub.add_parser(

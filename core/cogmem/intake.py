@@ -33,6 +33,7 @@ from .checks import (
     check_unit_interval,
     check_user_metadata,
     ensure_aware,
+    suggest,
 )
 from .clients import DEFAULT_NAMESPACE
 from .config import CognitiveMemoryConfig
@@ -146,7 +147,11 @@ def to_record(
     elif isinstance(item, Mapping):
         unknown = sorted(set(item) - _INPUT_FIELDS)
         if unknown:
-            raise InvalidInputError(f"{label}unknown field(s) {unknown}")
+            hints = ", ".join(f"{u!r}{suggest(u, _INPUT_FIELDS)}" for u in unknown)
+            raise InvalidInputError(
+                f"{label}unknown field(s) {hints}; the fields are "
+                f"{', '.join(sorted(_INPUT_FIELDS))}"
+            )
         if "text" not in item:
             raise InvalidInputError(f"{label}missing 'text'")
         item = MemoryInput(**item)

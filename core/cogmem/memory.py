@@ -27,6 +27,7 @@ from .checks import (
     check_ids,
     check_name,
     ensure_aware,
+    hint_unknown_keywords,
     resolve_now,
 )
 from .clients import DEFAULT_NAMESPACE
@@ -513,6 +514,7 @@ class CognitiveMemory(MemoryHandle):
             )
         return vectors
 
+    @hint_unknown_keywords
     def search(
         self,
         query: str,

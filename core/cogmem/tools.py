@@ -27,7 +27,7 @@ class ToolOptions(TypedDict, total=False):
     """The options of :class:`MemoryTools` besides the memory (what each adapter's
     ``memory_tools`` takes)."""
 
-    namespace: str
+    namespace: str | Callable[[], str]
     session_id: str | None
     k: int
     memory_type: str
@@ -43,7 +43,9 @@ class MemoryTools:
 
     Args:
         memory: The memory to keep.
-        namespace: Whose memory it is (one user or agent).
+        namespace: Whose memory it is (one user or agent), or a callable that says so for each
+            call (an adapter's namespace template filled from the run:
+            :class:`cogmem.scope.NamespaceTemplate`).
         session_id: Recorded on what the tools store and recall.
         k: How many memories a search returns by default.
         memory_type: The type of what ``remember`` stores (``semantic``: facts).
@@ -54,7 +56,7 @@ class MemoryTools:
         self,
         memory: CognitiveMemory,
         *,
-        namespace: str = DEFAULT_NAMESPACE,
+        namespace: str | Callable[[], str] = DEFAULT_NAMESPACE,
         session_id: str | None = None,
         k: int = 5,
         memory_type: str = "semantic",
@@ -62,7 +64,7 @@ class MemoryTools:
     ) -> None:
         require_memory(memory)
         self.memory = memory
-        self.namespace = check_name(namespace, "namespace")
+        self.namespace = namespace if callable(namespace) else check_name(namespace, "namespace")
         self.session_id = None if session_id is None else check_name(session_id, "session_id")
         self.k = check_int(k, "k")
         self.memory_type = check_memory_type(memory_type)
@@ -70,6 +72,11 @@ class MemoryTools:
 
     def _now(self) -> datetime:
         return resolve_now(None if self.now is None else self.now())
+
+    def _namespace(self) -> str:
+        """The namespace of this call."""
+        spec = self.namespace
+        return check_name(spec() if callable(spec) else spec, "namespace")
 
     def search_memory(self, query: str, k: int | None = None) -> str:
         """Search your long-term memory for what you know that bears on the query.
@@ -85,7 +92,7 @@ class MemoryTools:
         results = self.memory.search(
             check_text(query, "query"),
             top_k=self.k if k is None else check_int(k, "k"),
-            namespace=self.namespace,
+            namespace=self._namespace(),
             session_id=self.session_id,
             now=moment,
         )
@@ -105,7 +112,7 @@ class MemoryTools:
         outcome = self.memory.write(
             check_text(text, "text"),
             memory_type=self.memory_type,
-            namespace=self.namespace,
+            namespace=self._namespace(),
             session_id=self.session_id,
             now=self._now(),
         )
@@ -124,7 +131,7 @@ class MemoryTools:
         Returns:
             A confirmation.
         """
-        self.memory.delete(check_name(memory_id, "memory_id"), namespace=self.namespace)
+        self.memory.delete(check_name(memory_id, "memory_id"), namespace=self._namespace())
         return f"Forgot memory {memory_id}."
 
     def update_memory(self, memory_id: str, text: str) -> str:
@@ -138,20 +145,21 @@ class MemoryTools:
         Returns:
             The new memory's id.
         """
-        old = self.memory.get(check_name(memory_id, "memory_id"), namespace=self.namespace)
+        namespace = self._namespace()
+        old = self.memory.get(check_name(memory_id, "memory_id"), namespace=namespace)
         moment = self._now()
         new_id = self.memory.add(
             check_text(text, "text"),
             memory_type=old.memory_type,
             tags=old.tags,
             metadata=dict(old.metadata),
-            namespace=self.namespace,
+            namespace=namespace,
             session_id=self.session_id,
             now=moment,
         )
         if new_id == old.id:
             return f"Memory {old.id} already says that; reinforced it."
-        self.memory.supersede(old.id, new_id, namespace=self.namespace)
+        self.memory.supersede(old.id, new_id, namespace=namespace)
         return f"Updated: memory {new_id} replaces {old.id}."
 
     def memory_history(self, memory_id: str) -> str:
@@ -166,7 +174,7 @@ class MemoryTools:
             ``- 2026-05-01: text (id ...)`` ... ``- 2026-06-01: text (id ..., current)``.
         """
         versions = self.memory.history(
-            check_name(memory_id, "memory_id"), namespace=self.namespace, now=self._now()
+            check_name(memory_id, "memory_id"), namespace=self._namespace(), now=self._now()
         )
         last = len(versions) - 1
         return "\n".join(
