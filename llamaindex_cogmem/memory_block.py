@@ -49,6 +49,14 @@ def _message_text(message: ChatMessage) -> str:
     return "\n".join(p for p in parts if p).strip()
 
 
+def _latest_user_text(messages: list[ChatMessage]) -> str:
+    """The text of the latest user message (the turn's question), or ``""``."""
+    for message in reversed(messages):
+        if _role(message) == "user":
+            return _message_text(message)
+    return ""
+
+
 def _role(message: ChatMessage) -> str:
     role = message.role
     return str(getattr(role, "value", role))
@@ -65,17 +73,20 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     memories, never merged by write-time dedup. Their ``created_at`` is the time of the flush
     (``now``): ``Memory`` does not say when a message was written.
 
-    Recall is scoped to ``Memory``'s session, as ``VectorMemoryBlock``'s is: ``Memory`` passes
-    its ``session_id`` and only that session's memories come back (``session_only=False``
-    recalls every session's; then ``namespace`` is what separates users). With no session
-    known, or a ``session_id`` filter of your own, nothing is added.
+    Recall spans every session of ``namespace`` (``session_only=False``, the default): a
+    long-term memory is kept to be recalled in later conversations, and ``namespace`` is what
+    separates users. ``session_only=True`` recalls only the session ``Memory`` passes (a read
+    with none is refused); ``None`` follows ``VectorMemoryBlock``'s rule (the session when one
+    is known and no ``session_id`` filter of your own is given).
 
     Reading (``_aget``) searches the memory with the text of the latest ``query_window``
     messages (system and developer messages left out) and returns the results best first, one
     line each (:func:`cogmem.render`: ``- [episodic] user: ... (confidence 0.8, age 3d)``), as
     many as fit in ``token_budget`` tokens counted with ``tokenizer_fn`` (LlamaIndex's tokenizer by
     default, the one ``Memory`` counts with); a line that does not fit is skipped and the next
-    one tried. The memories returned are reinforced (unless ``reinforce=False``).
+    one tried. The memories returned are reinforced (unless ``reinforce=False``) once per turn:
+    on the first read for a user's message, not on the reads ``Memory`` makes again at each of
+    an agent's tool steps (as the LangChain middleware does).
 
     ``priority`` is ``BaseMemoryBlock``'s, as ``Memory`` runs it (its code, where the base
     docstring says "1 = highest"): 0, the default, is never truncated (``token_budget`` bounds
@@ -96,10 +107,10 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
         namespace: The cogmem namespace (one user or agent).
         session_id: The session recorded on stored and reinforced memories when the messages
             and ``Memory`` do not give one (``Memory`` passes its own).
-        session_only: ``None`` (default): recall only the current session's memories when
-            ``Memory`` (or ``session_id``) gives a session, as ``VectorMemoryBlock`` does;
-            ``True``: always, and a read with no session is refused; ``False``: every
-            session's.
+        session_only: ``False`` (default): recall every session's memories; ``True``: only
+            the current session's, and a read with no session is refused; ``None``: the
+            current session's when ``Memory`` (or ``session_id``) gives one, as
+            ``VectorMemoryBlock`` does.
         similarity_top_k: At most this many memories per read.
         token_budget: At most this many tokens of block content.
         query_window: How many of the latest messages make the query.
@@ -126,7 +137,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     )
     namespace: str = Field(default="default", min_length=1)
     session_id: str | None = None
-    session_only: bool | None = None
+    session_only: bool | None = False
     similarity_top_k: int = Field(default=5, ge=1)
     token_budget: int = Field(default=500, ge=1)
     query_window: int = Field(default=2, ge=1)
@@ -142,6 +153,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     tokenizer_fn: Callable[[str], list[Any]] = Field(default_factory=get_tokenizer, exclude=True)
 
     _cogmem_filters: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _reinforced_turn: tuple[str | None, str] | None = PrivateAttr(default=None)
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
@@ -168,7 +180,12 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             return ""
         session = block_kwargs.get("session_id") or self.session_id
         moment = current_time(self.now)
-        results = await asyncio.to_thread(self._recall, query, session, moment)
+        # One turn, one reinforcement: Memory reads the block again at each tool step of an
+        # agent's turn (and once after it), always with the same latest user message.
+        turn = (session, _latest_user_text(messages or []))
+        turn_starts = turn != self._reinforced_turn
+        results = await asyncio.to_thread(self._recall, query, session, moment, turn_starts)
+        self._reinforced_turn = turn
         return self._pack(results, moment)
 
     def _query(self, messages: list[ChatMessage]) -> str:
@@ -179,7 +196,9 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
         ]
         return "\n".join(texts[-self.query_window :])
 
-    def _recall(self, query: str, session: str | None, moment: datetime) -> list[SearchResult]:
+    def _recall(
+        self, query: str, session: str | None, moment: datetime, turn_starts: bool = True
+    ) -> list[SearchResult]:
         filters = dict(self._cogmem_filters)
         scoped = self.session_only
         if scoped is None:  # VectorMemoryBlock's rule: a session known, and no filter on it
@@ -188,17 +207,17 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             if session is None:
                 raise InvalidInputError("session_only=True needs a session_id")
             filters[SESSION_KEY] = session
-        return self.memory.search(
-            query,
-            **search_settings(
-                self,
-                top_k=self.similarity_top_k,
-                filters=filters or None,
-                now=moment,
-                session_id=session,
-                token_budget=None,  # the block packs its own text, in its own tokens (_pack)
-            ),
+        settings = search_settings(
+            self,
+            top_k=self.similarity_top_k,
+            filters=filters or None,
+            now=moment,
+            session_id=session,
+            token_budget=None,  # the block packs its own text, in its own tokens (_pack)
         )
+        if not turn_starts:  # a tool step's read: the turn's first read reinforced already
+            settings["reinforce"] = False
+        return self.memory.search(query, **settings)
 
     def _pack(self, results: list[SearchResult], moment: datetime) -> str:
         """Greedy packing by line in score order (design §4), counted as joined text.
@@ -254,7 +273,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             items.append(
                 MemoryInput(
                     text=f"{role}: {text}",
-                    id=uuid.uuid4().hex,  # stored as itself: a message said twice is two
+                    id=str(uuid.uuid4()),  # stored as itself: a message said twice is two
                     memory_type=self.memory_type,
                     importance=self.importance,
                     created_at=moment,

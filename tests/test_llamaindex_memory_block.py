@@ -256,37 +256,79 @@ def test_recall_reinforces_the_memories_it_returns(mem: CognitiveMemory) -> None
     assert touched[0].last_accessed_at == later
 
 
-def test_recall_is_scoped_to_memorys_session_as_vector_memory_blocks_is(
-    mem: CognitiveMemory,
-) -> None:
+def test_recall_spans_sessions_unless_scoped_to_one(mem: CognitiveMemory) -> None:
+    """Before: the default was VectorMemoryBlock's session scope, so a new session recalled
+    nothing, silently; it is now ``session_only=None``."""
     old = CognitiveMemoryBlock(memory=mem, now=NOW, session_id="monday")
     asyncio.run(old.aput([ChatMessage(role=MessageRole.USER, content=FACT)]))
-    scoped = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)
+    default = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)
+    assert "Clara" in read(default, QUESTION, session_id="friday")
+    scoped = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=None)
     assert read(scoped, QUESTION, session_id="friday") == ""
     assert "Clara" in read(scoped, QUESTION, session_id="monday")
     assert "Clara" in read(scoped, QUESTION)  # no session known: nothing to scope to
     own_filter = CognitiveMemoryBlock(
-        memory=mem, now=NOW, reinforce=False, filters={"session_id": "monday"}
+        memory=mem, now=NOW, reinforce=False, filters={"session_id": "monday"}, session_only=None
     )
     assert "Clara" in read(own_filter, QUESTION, session_id="friday")  # the user's filter wins
-    anywhere = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=False)
-    assert "Clara" in read(anywhere, QUESTION, session_id="friday")
     strict = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=True)
     with pytest.raises(InvalidInputError, match="session_only"):
         read(strict, QUESTION)
 
 
-def test_a_new_memory_of_the_same_session_recalls_it_another_does_not(
+def test_a_new_memory_recalls_an_earlier_sessions_facts_unless_scoped(
     mem: CognitiveMemory,
 ) -> None:
-    """Across ``Memory`` objects (a restart), as with VectorMemoryBlock: by session id."""
+    """Across ``Memory`` objects (a restart) and sessions, by default; by session id only
+    with ``session_only=True``."""
     clock = {"now": NOW}
     llm = ScriptedChatLLM(max_tokens=None)
-    chat_through(small_memory([CognitiveMemoryBlock(memory=mem, now=NOW)], "ana"), llm, clock)
-    again = small_memory([CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)], "ana")
+    chat_through(small_memory([CognitiveMemoryBlock(memory=mem, now=NOW)], "monday"), llm, clock)
+    again = small_memory([CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)], "friday")
     assert FACT in system_text(again.get(input=QUESTION))
-    other = small_memory([CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False)], "bob")
+    scoped = CognitiveMemoryBlock(memory=mem, now=NOW, reinforce=False, session_only=True)
+    other = small_memory([scoped], "friday")
     assert "Clara" not in system_text(other.get(input=QUESTION))
+
+
+def test_a_turn_with_tool_steps_reinforces_once(mem: CognitiveMemory) -> None:
+    """A real FunctionAgent whose turn takes three tool steps reads the block four times;
+    before, each read reinforced (access_count 0 -> 5 over a turn)."""
+    from llama_index.core.tools import FunctionTool
+
+    from tests.llamaindex_fixtures import tool_call
+
+    mem.add("user: Clara teaches piano in Lisbon.", now=NOW - timedelta(days=3))
+    script = [
+        tool_call("lookup", "c1", what="a"),
+        tool_call("lookup", "c2", what="b"),
+        tool_call("lookup", "c3", what="c"),
+        ChatMessage(role=MessageRole.ASSISTANT, content="Clara teaches piano."),
+    ]
+    seen: list[Sequence[ChatMessage]] = []
+
+    def respond(messages: Sequence[ChatMessage], **kwargs: Any) -> ChatMessage:
+        seen.append(messages)
+        return script[len(seen) - 1]
+
+    def lookup(what: str) -> str:
+        """Look something up."""
+        return f"nothing on {what}"
+
+    agent = FunctionAgent(
+        llm=MockFunctionCallingLLM(response_generator=respond),
+        tools=[FunctionTool.from_defaults(lookup)],
+        streaming=False,
+    )
+    memory = small_memory([CognitiveMemoryBlock(memory=mem, now=NOW)], "chat-1")
+
+    async def turn() -> None:
+        await agent.run("What does Clara teach?", memory=memory)
+
+    asyncio.run(turn())
+    assert len(seen) == 4 and all("Clara teaches piano" in system_text(m) for m in seen)
+    (clara,) = mem.memories()
+    assert clara.access_count == 1
 
 
 def test_filters_and_namespaces_narrow_recall(mem: CognitiveMemory) -> None:
