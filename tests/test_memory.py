@@ -659,3 +659,38 @@ def test_a_misnamed_argument_or_field_names_the_one_meant(mem: CognitiveMemory) 
     with pytest.raises(InvalidInputError, match=r"'user_id' \(did you mean 'namespace'\?\).*tags"):
         mem.add("x", user_id="ana")  # type: ignore[call-arg]
     assert mem.count() == 0
+
+
+class _Fixed:
+    """An embedder with a vector chosen per text; any other text (a phrase the version
+    reading embeds) points another way."""
+
+    def __init__(self, vectors: dict[str, list[float]]) -> None:
+        self._vectors = vectors
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._vectors.get(t, [0.0, 1.0, 0.0]) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vectors.get(text, [0.0, 1.0, 0.0])
+
+
+def test_a_memory_nothing_ties_to_the_query_is_not_returned() -> None:
+    """Before: in a small store the dense list held everything, and a memory with no word in
+    common and a cosine below 0 came back with score 0.0000 (the README's deep recall)."""
+    embedder = _Fixed(
+        {
+            "flaky login test": [1.0, 0.0, 0.0],
+            "the flaky login test was fixed": [0.9, 0.1, 0.0],
+            "billing keeps its data in CockroachDB": [-0.2, 0.0, 1.0],
+        }
+    )
+    with CognitiveMemory(embedder=embedder) as mem:
+        mem.add_many(["the flaky login test was fixed"], now=NOW)
+        mem.add("billing keeps its data in CockroachDB", id="far", now=NOW + timedelta(days=40))
+        for mode in ("hybrid", "dense"):
+            for deep in (False, True):
+                found = mem.search(
+                    "flaky login test", mode=mode, deep_recall=deep, now=NOW, reinforce=False
+                )
+                assert [r.text for r in found] == ["the flaky login test was fixed"], (mode, deep)

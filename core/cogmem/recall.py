@@ -62,6 +62,7 @@ __all__ = [
     "originals",
     "recall",
     "reinforcement",
+    "related",
     "search_settings",
 ]
 
@@ -227,6 +228,7 @@ def recall(
         fused=fused,
         evidence=None if query.deep_recall else evidence(namespace, found, fused, config, versions),
     )
+    ranked = [r for r in ranked if related(r)]
     if query.deep_recall:
         ranked = originals(ranked)
     if query.diversity:
@@ -238,6 +240,14 @@ def recall(
         min_score=query.min_score,
         count_tokens=count_tokens,
     )
+
+
+def related(result: SearchResult) -> bool:
+    """Whether anything ties a result to the query: a word in common (it is on the lexical
+    list), a meaning not opposite to it (cosine > 0), or the memory it was reached from. A
+    dense list always fills up, so in a small store it holds memories of nothing alike."""
+    e = result.explanation
+    return e.via != "search" or e.lexical_rank is not None or (e.cosine or 0.0) > 0.0
 
 
 def candidates(
