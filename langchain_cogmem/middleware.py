@@ -63,7 +63,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
 
     Recall (``wrap_model_call``): the latest user message is the query; the memories it
     recalls in ``namespace`` (at most ``k``, within ``token_budget`` tokens of memory text)
-    are added to the system message under ``heading``, one line each with its id
+    are added to the system message under ``heading``, one list item each with its id
     (:func:`cogmem.render`). Only the first model call of a turn reinforces what it recalls;
     the calls after a tool result recall the same without reinforcing again.
 

@@ -227,7 +227,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
         """
         lines: list[str] = []
         for result in results:
-            line = " ".join(render([result], moment).splitlines())
+            line = " ".join(part.strip() for part in render([result], moment).splitlines())
             if self._tokens("\n".join([*lines, line])) <= self.token_budget:
                 lines.append(line)
         return "\n".join(lines)

@@ -23,6 +23,7 @@ from cogmem import (
     MemoryInput,
     MemoryNotFoundError,
     MemoryRecord,
+    render,
 )
 from cogmem.chroma_layout import from_chroma
 from cogmem.testing import HashingEmbedder
@@ -694,3 +695,13 @@ def test_a_memory_nothing_ties_to_the_query_is_not_returned() -> None:
                     "flaky login test", mode=mode, deep_recall=deep, now=NOW, reinforce=False
                 )
                 assert [r.text for r in found] == ["the flaky login test was fixed"], (mode, deep)
+
+
+def test_render_gives_each_memory_one_item_its_later_lines_indented(mem: CognitiveMemory) -> None:
+    """Before: an exchange (two lines) broke the promised one line per memory."""
+    mem.add("I live in Paris.\nNoted, Paris.", id="turn", now=NOW)
+    mem.add("The user likes tea.", id="tea", now=NOW)
+    text = render(mem.search("Paris tea", now=NOW, reinforce=False), NOW, ids=True)
+    items = [line for line in text.splitlines() if line.startswith("- ")]
+    assert len(items) == 2
+    assert "I live in Paris.\n  Noted, Paris. (id turn," in text

@@ -144,18 +144,21 @@ def _age(days: float) -> str:
 
 
 def render(results: Sequence[SearchResult], now: datetime, *, ids: bool = False) -> str:
-    """Format results for a prompt, one line each.
+    """Format results for a prompt, one Markdown list item each.
 
     ``- [semantic] User prefers dark mode (confidence 0.8, age 3d)``; with ``ids``, the
     memory id first in the parentheses (``(id 9f2c..., confidence 0.8, age 3d)``), so that a
-    model can name the memory to a tool.
+    model can name the memory to a tool. A memory of several lines (an exchange: what was
+    said, then the reply) keeps them, its later lines indented under its item, so that every
+    line starting with ``- `` is one memory.
     """
     lines = []
     for result in results:
         m = result.memory
         age = max(0.0, (now - m.created_at).total_seconds() / 86400)
         named = f"id {m.id}, " if ids else ""
+        text = "\n  ".join(part for part in m.text.splitlines() if part.strip()) or m.text
         lines.append(
-            f"- [{m.memory_type}] {m.text} ({named}confidence {m.confidence:g}, age {_age(age)})"
+            f"- [{m.memory_type}] {text} ({named}confidence {m.confidence:g}, age {_age(age)})"
         )
     return "\n".join(lines)

@@ -86,7 +86,8 @@ class MemoryTools:
             k: At most this many memories (default 5).
 
         Returns:
-            One line per memory, best first, with its id: ``- [semantic] text (id ..., ...)``.
+            One list item per memory, best first, with its id:
+            ``- [semantic] text (id ..., ...)`` (a memory's later lines indented under it).
         """
         moment = self._now()
         results = self.memory.search(
