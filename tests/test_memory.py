@@ -23,6 +23,7 @@ from cogmem import (
     MemoryInput,
     MemoryNotFoundError,
     MemoryRecord,
+    SearchResults,
     render,
 )
 from cogmem.chroma_layout import from_chroma
@@ -705,3 +706,18 @@ def test_render_gives_each_memory_one_item_its_later_lines_indented(mem: Cogniti
     items = [line for line in text.splitlines() if line.startswith("- ")]
     assert len(items) == 2
     assert "I live in Paris.\n  Noted, Paris. (id turn," in text
+
+
+def test_results_show_as_a_table_in_a_notebook(mem: CognitiveMemory) -> None:
+    """Before: Jupyter showed a long dataclass repr."""
+    mem.add("I live in Paris.\nNoted | Paris.", id="turn", now=NOW)
+    mem.add("The user likes tea.", id="tea", now=NOW)
+    results = mem.search("Paris", now=NOW, reinforce=False)
+    assert isinstance(results, SearchResults) and isinstance(results, list)
+    table = results._repr_markdown_().splitlines()
+    assert table[0] == "| # | score | type | status | text | id | why |"
+    assert len(table) == 2 + len(results)
+    assert "I live in Paris. Noted \\| Paris." in table[2] and "`turn`" in table[2]
+    assert str(results[0].explanation) in results[0]._repr_markdown_()
+    assert results[0].explanation._repr_markdown_().startswith("`score ")
+    assert mem.search("zebra", now=NOW, mode="lexical")._repr_markdown_() == "*No memories found.*"

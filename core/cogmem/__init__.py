@@ -13,6 +13,7 @@ scored what it scored.
 from .clients import http_client
 from .config import CognitiveMemoryConfig
 from .consolidation import ConsolidationGroup, ConsolidationReport, MaintenanceReport
+from .display import SearchResults
 from .embedding import Embedder, MiniLMEmbedder
 from .errors import (
     CogmemConnectionError,
@@ -71,6 +72,7 @@ __all__ = [
     "ModelNotFoundError",
     "ReadOnlyError",
     "SearchResult",
+    "SearchResults",
     "StageError",
     "Stages",
     "StorageError",

@@ -32,6 +32,7 @@ from .checks import (
 )
 from .clients import DEFAULT_NAMESPACE
 from .consolidation import ConsolidationReport, MaintenanceReport, Summarizer, superseded
+from .display import SearchResults
 from .embedding import embed_query_vector, embed_texts
 from .errors import InvalidInputError, InvalidTypeError, MemoryNotFoundError
 from .filters import compile_filters
@@ -577,13 +578,13 @@ class CognitiveMemory(MemoryHandle):
         with self._lock:
             found = self._spaces.get(namespace)
             if found is None:
-                return []
+                return SearchResults()
             found.check_width(len(asked.vector), f"the query's vector (from {self.embedder!r})")
             found.synced()
             results = recall(found, asked, self.config, self._count_tokens, self.versions)
             if results and reinforcing:
                 found.remember(reinforcement(results, asked.now, self.config, session_id))
-        return results
+        return SearchResults(results)
 
     # ------------------------------------------------------------------ async twins
     aadd = awaitable(add)

@@ -212,6 +212,11 @@ class Explanation:
             "score": self.score,
         }
 
+    def _repr_markdown_(self) -> str:
+        from .display import explanation_markdown
+
+        return explanation_markdown(self)
+
     def __str__(self) -> str:
         parts = [f"score {self.score:.4f} = relevance {self.relevance:.4f}"]
         parts.append(f"× R^α {self.retention:.3f}^{self.alpha:.2f}")
@@ -284,3 +289,8 @@ class SearchResult:
     def text(self) -> str:
         """The memory text."""
         return self.memory.text
+
+    def _repr_markdown_(self) -> str:
+        from .display import result_markdown
+
+        return result_markdown(self)
