@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import math
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date, datetime, time, timezone
 from typing import Any, cast
 
 from langgraph.store.base import Item, SearchItem, get_text_at_path, tokenize_path
@@ -154,8 +155,9 @@ def prepared_value(
     bad = [k for k in value if not isinstance(k, str)]
     if bad:
         raise InvalidTypeError(f"store value keys must be str, got {bad[:3]}")
+    _check_ints(value, key, "")
     try:
-        encoded = json.dumps(dict(value), ensure_ascii=False)
+        encoded = json.dumps(dict(value), ensure_ascii=False, default=_as_json)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(
             f"store value for key {key!r} is not JSON-serializable: {exc}"
@@ -171,6 +173,37 @@ def prepared_value(
     if not text:  # nothing at the indexed paths: keep the item, unsearchable by query
         return decoded, encoded, False
     return decoded, text, True
+
+
+def _as_json(value: object) -> str:
+    """What JSON keeps of a datetime, date, time or UUID: ISO 8601 text, the UUID's string
+    (as SqliteStore's orjson does); anything else is refused."""
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _check_ints(value: object, key: str, path: str) -> None:
+    """Refuse an int no store keeps exactly (beyond 64 bits), naming the item's key and the
+    field (as SqliteStore refuses it), before it reaches cogmem's own metadata."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and not _INT64[0] <= value <= _INT64[1]:
+        raise InvalidInputError(
+            f"store value for key {key!r}: {path or 'the value'} is an int beyond 64 bits "
+            f"({value}); store it as a str"
+        )
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            _check_ints(v, key, f"{path}.{k}" if path else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_ints(v, key, f"{path}[{i}]")
 
 
 def check_paths(paths: object, name: str) -> list[str]:

@@ -784,3 +784,27 @@ def test_create_agent_reads_and_writes_the_store(memory: CognitiveMemory) -> Non
     record = memory.get("fact-1", namespace=encode_namespace(("users", "u1", "facts")))
     assert record.access_count == 1
     assert "agent-run" in record.session_ids
+
+
+def test_datetime_and_uuid_values_are_kept_as_iso_text(store: CognitiveMemoryStore) -> None:
+    """As SqliteStore keeps them (orjson); before, such a value was refused as not JSON."""
+    import uuid
+    from datetime import date
+
+    when = datetime(2026, 4, 25, 12, 30, tzinfo=timezone.utc)
+    ident = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    store.put(("t",), "k", {"when": when, "id": ident, "day": {"at": date(2026, 4, 25)}})
+    assert store.get(("t",), "k").value == {  # type: ignore[union-attr]
+        "when": "2026-04-25T12:30:00+00:00",
+        "id": "12345678-1234-5678-1234-567812345678",
+        "day": {"at": "2026-04-25"},
+    }
+
+
+def test_an_int_beyond_64_bits_names_the_items_key_and_field(store: CognitiveMemoryStore) -> None:
+    """Before: the error named cogmem's internal metadata key ('v.n')."""
+    with pytest.raises(InvalidInputError, match=r"key 'big': n is an int beyond 64 bits"):
+        store.put(("t",), "big", {"n": 2**63})
+    with pytest.raises(InvalidInputError, match=r"key 'deep': a\.b\[1\] is an int beyond"):
+        store.put(("t",), "deep", {"a": {"b": [1, -(2**64)]}})
+    assert store.get(("t",), "big") is None
