@@ -52,6 +52,10 @@ UNINDEXED = "lg.unindexed"
 class CognitiveSearchItem(SearchItem):
     """A LangGraph ``SearchItem`` that also says why it scored what it scored.
 
+    The explanation is an attribute, not part of :meth:`dict`: tools that hand a search's
+    items to a model (langmem's search tool sends ``item.dict()``) send what
+    ``SearchItem.dict()`` holds, not some 380 characters of scoring per item.
+
     Attributes:
         explanation: The cogmem explanation as a dict (ranks, cosine, BM25, relevance,
             retention, α, penalties, score), or ``None`` for a search without a query.
@@ -71,12 +75,6 @@ class CognitiveSearchItem(SearchItem):
     ) -> None:
         super().__init__(namespace, key, value, created_at, updated_at, score)
         self.explanation = explanation
-
-    def dict(self) -> dict[str, Any]:
-        """The item as plain data (``SearchItem.dict()`` plus ``explanation``)."""
-        result = super().dict()
-        result["explanation"] = self.explanation
-        return result
 
 
 @dataclass(frozen=True)

@@ -422,7 +422,11 @@ def test_query_search_finds_and_scores(store: CognitiveMemoryStore) -> None:
     top = results[0]
     assert isinstance(top, CognitiveSearchItem)
     assert top.explanation is not None and top.explanation["score"] == pytest.approx(top.score)
-    assert top.dict()["explanation"] == top.explanation
+    # Not in dict(): langmem's search tool sends item.dict() to the model.
+    assert "explanation" not in top.dict()
+    assert set(top.dict()) == set(
+        SearchItem(("t",), "k", {}, top.created_at, top.updated_at).dict()
+    )
 
 
 def test_vector_update_with_embedding(store: CognitiveMemoryStore) -> None:
