@@ -812,3 +812,19 @@ def test_an_int_beyond_64_bits_names_the_items_key_and_field(store: CognitiveMem
     with pytest.raises(InvalidInputError, match=r"key 'deep': a\.b\[1\] is an int beyond"):
         store.put(("t",), "deep", {"a": {"b": [1, -(2**64)]}})
     assert store.get(("t",), "big") is None
+
+
+@pytest.mark.model
+def test_alices_item_comes_first_for_alices_question_after_bobs_newer_item() -> None:
+    """Distinct keys about different people are different facts: Bob's newer flight does not
+    push Alice's down for her question (before the slot reading, it ranked first). With the
+    real model: the slot reading compares what statements are about."""
+    clock = TickingClock()
+    with CognitiveMemory() as memory:
+        store = CognitiveMemoryStore(memory, now=clock)
+        store.put(("trips",), "alice", {"text": "Alice's flight to Oslo leaves Monday at 9."})
+        clock.time += timedelta(days=3)
+        store.put(("trips",), "bob", {"text": "Bob's flight to Rome leaves Friday at 7."})
+        clock.time += timedelta(days=1)
+        found = store.search(("trips",), query="When is Alice's flight?")
+        assert [i.key for i in found][:1] == ["alice"]
