@@ -35,6 +35,7 @@ __all__ = [
     "journal_trials",
     "lock_trials",
     "reuse_trials",
+    "second_writer",
 ]
 
 #: How both journal copies are damaged.
@@ -60,22 +61,7 @@ def reuse_trials(work: Path, trials: int, seed: int) -> Tally:
 
 def chroma_trials(work: Path, trials: int, seed: int) -> Tally:
     """Chroma fails writes (applied or not) under a writer that closes or is killed."""
-    tally = Tally()
-    rng = random.Random(seed)
-    for n in range(trials):
-        folder = work / f"chroma-{n}"
-        killed = n % 2 == 1
-        run = write(
-            folder,
-            seed + n,
-            300,
-            kill_after=rng.randrange(10, 150) if killed else None,
-            mode="flaky",
-        )
-        tally.faults["chroma_fails+kill" if killed else "chroma_fails"] += 1
-        tally.merge(check(folder, run, f"chroma-{n}"))
-        shutil.rmtree(folder, ignore_errors=True)
-    return tally
+    return _closed_or_killed(work, trials, seed, mode="flaky", fault="chroma_fails", kill=(10, 150))
 
 
 def close_trials(work: Path, trials: int, seed: int) -> Tally:
@@ -92,20 +78,23 @@ def close_trials(work: Path, trials: int, seed: int) -> Tally:
 
 def drop_trials(work: Path, trials: int, seed: int) -> Tally:
     """The memory dropped unclosed midway and reopened in the same process."""
+    return _closed_or_killed(work, trials, seed, mode="drop", fault="drop", kill=(40, 200))
+
+
+def _closed_or_killed(
+    work: Path, trials: int, seed: int, *, mode: str, fault: str, kill: tuple[int, int]
+) -> Tally:
+    """A writer in ``mode`` that closes (even trials) or is killed after a number of lines
+    drawn from ``kill`` (odd ones)."""
     tally = Tally()
     rng = random.Random(seed)
     for n in range(trials):
-        folder = work / f"drop-{n}"
+        folder = work / f"{fault}-{n}"
         killed = n % 2 == 1
-        run = write(
-            folder,
-            seed + n,
-            300,
-            kill_after=rng.randrange(40, 200) if killed else None,
-            mode="drop",
-        )
-        tally.faults["drop+kill" if killed else "drop"] += 1
-        tally.merge(check(folder, run, f"drop-{n}"))
+        after = rng.randrange(*kill) if killed else None
+        run = write(folder, seed + n, 300, kill_after=after, mode=mode)
+        tally.faults[f"{fault}+kill" if killed else fault] += 1
+        tally.merge(check(folder, run, f"{fault}-{n}"))
         shutil.rmtree(folder, ignore_errors=True)
     return tally
 
@@ -173,7 +162,7 @@ def lock_trials(work: Path, trials: int, seed: int) -> Tally:
                     path.unlink()
                 else:
                     path.write_bytes(path.read_bytes() + b"\x00\x01")
-            said.append(_second_writer(folder))
+            said.append(second_writer(folder))
 
         run = write(folder, seed + n, 120, kill_after=10**9, on_written=meanwhile)
         tally.faults[f"lock/{how}"] += 1
@@ -234,7 +223,7 @@ def _damage_both(journal: Path, how: str, rng: random.Random) -> None:
         copy.write_bytes(bytes(raw))
 
 
-def _second_writer(folder: Path) -> str:
+def second_writer(folder: Path) -> str:
     """Try to open ``folder`` for writing in another process: ``refused``, ``opened`` or what
     it raised."""
     code = (

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import cogmem.store as store_module
+from benchmarks.torture_faults import second_writer
 from cogmem import (
     CognitiveMemory,
     CognitiveMemoryConfig,
@@ -385,15 +386,6 @@ def test_the_lock_holds_whatever_is_done_to_the_files_beside_it(folder: Path, ho
     """Before: two bytes appended to the lock file refused every writer ('file is not a
     database') until someone deleted it, and a lock file deleted while held admitted a second
     writer."""
-    opener = (
-        "from cogmem import CognitiveMemory, StoreLockedError\n"
-        "from cogmem.testing import HashingEmbedder\n"
-        "try:\n"
-        f"    CognitiveMemory(path={str(folder)!r}, embedder=HashingEmbedder({DIM})).close()\n"
-        "    print('opened')\n"
-        "except StoreLockedError:\n"
-        "    print('refused')\n"
-    )
     with _open(folder) as mem:
         mem.add("harbour note", id="a", now=NOW)
         for path in folder.glob("cogmem.lock*"):
@@ -401,10 +393,10 @@ def test_the_lock_holds_whatever_is_done_to_the_files_beside_it(folder: Path, ho
                 path.unlink()
             else:
                 path.write_bytes(path.read_bytes() + b"\x00\x01")
-        assert python(opener).stdout.split() == ["refused"]
+        assert second_writer(folder) == "refused"
         with pytest.raises(StoreLockedError):
             _open(folder)
-    assert python(opener).stdout.split() == ["opened"]
+    assert second_writer(folder) == "opened"
     with _open(folder) as mem:
         assert [r.id for r in mem.records()] == ["a"]
 
