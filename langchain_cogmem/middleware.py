@@ -41,6 +41,8 @@ from cogmem.scope import NamespaceTemplate
 
 from ._convert import current_time
 from .scope import run_values
+from .store_items import item_text
+from .store_keys import encode_namespace
 from .tools import memory_tools
 
 __all__ = ["CognitiveMemoryMiddleware", "Extractor"]
@@ -85,9 +87,17 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
     run's context (``invoke(..., context={"user_id": "ana"})``) or ``config["configurable"]``
     (:mod:`langchain_cogmem.scope`), for the recall, the turn remembered and the tools alike.
 
+    One memory through the middleware and the LangGraph store: a tuple namespace,
+    ``("users", "{user_id}")``, is that store namespace (:class:`CognitiveMemoryStore` with
+    the same ``store_prefix``): the middleware recalls the store's items, shown as text (a
+    value's text field, or ``field: value; ...``), not JSON, and remembers its turns there.
+
     Args:
         memory: The memory to recall from and store in.
-        namespace: Whose memory (one user or agent), or a template of it filled per call.
+        namespace: Whose memory (one user or agent), or a template of it filled per call; a
+            tuple is a LangGraph store namespace (each label may be a template).
+        store_prefix: The ``prefix`` of the :class:`CognitiveMemoryStore` a tuple namespace
+            belongs to (default ``lg``, the store's).
         session_id: Recorded on what is stored and reinforced.
         k: At most this many memories per model call.
         token_budget: At most this many tokens of memory text per model call.
@@ -108,7 +118,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         self,
         memory: CognitiveMemory,
         *,
-        namespace: str = "default",
+        namespace: str | tuple[str, ...] = "default",
         session_id: str | None = None,
         k: int = 5,
         token_budget: int = 400,
@@ -119,6 +129,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         tools: bool = False,
         now: Callable[[], datetime] | None = None,
         name: str | None = None,
+        store_prefix: str = "lg",
         **search: Any,
     ) -> None:
         require_memory(memory)
@@ -132,7 +143,11 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
             raise InvalidTypeError("extractor must be a callable: messages -> list[str]")
         super().__init__()
         self.memory = memory
-        self._template = NamespaceTemplate(namespace)
+        labels = namespace if isinstance(namespace, tuple) else (namespace,)
+        self._templates = tuple(NamespaceTemplate(label) for label in labels)
+        self._store_prefix = store_prefix if isinstance(namespace, tuple) else None
+        if self._store_prefix is not None and not self._templates:
+            raise InvalidInputError("a store namespace needs at least one label")
         self.namespace = namespace
         self._name = None if name is None else check_name(name, "name")
         self.session_id = None if session_id is None else check_name(session_id, "session_id")
@@ -148,10 +163,14 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         self.min_score = search.get("min_score")
         self.deep_recall = bool(search.get("deep_recall", False))
         self.reinforce: bool | None = search.get("reinforce")
+        # The tools share the middleware's namespace, filled from the run they are called in.
+        scope = (
+            self._namespace(None)
+            if all(t.fixed for t in self._templates)
+            else lambda: self._namespace(None)
+        )
         self.tools = (
-            memory_tools(memory, namespace=namespace, session_id=session_id, now=now)
-            if tools
-            else []
+            memory_tools(memory, namespace=scope, session_id=session_id, now=now) if tools else []
         )
 
     @property
@@ -160,10 +179,13 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         return self._name or type(self).__name__
 
     def _namespace(self, runtime: Any) -> str:
-        """The namespace of this call (the template filled from the run)."""
-        if self._template.fixed:
-            return self._template.template
-        return self._template.fill(run_values(runtime))
+        """The namespace of this call (the templates filled from the run)."""
+        fixed = all(t.fixed for t in self._templates)
+        values = {} if fixed else run_values(runtime)
+        labels = [t.fill(values) for t in self._templates]
+        if self._store_prefix is None:
+            return labels[0]
+        return encode_namespace(tuple(labels), self._store_prefix)
 
     # ------------------------------------------------------------------ recall
     def wrap_model_call(
@@ -188,7 +210,7 @@ class CognitiveMemoryMiddleware(AgentMiddleware):
         results = self._recall(query, moment, namespace, reinforce=first_call)
         if not results:
             return request
-        block = f"{self.heading}\n{render(results, moment, ids=True)}"
+        block = f"{self.heading}\n{render(results, moment, ids=True, text=item_text)}"
         return request.override(system_message=_appended(request.system_message, block))
 
     def _recall(

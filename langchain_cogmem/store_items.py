@@ -40,6 +40,7 @@ __all__ = [
     "check_paths",
     "item_metadata",
     "item_of",
+    "item_text",
     "prepared_value",
 ]
 
@@ -108,6 +109,20 @@ def _value_of(record: MemoryRecord) -> dict[str, Any]:
             return value
     # A memory written through the core directly: show its text.
     return {"text": record.text}
+
+
+def item_text(record: MemoryRecord) -> str:
+    """What a memory says, for a prompt: a store item's value as text (a value of one text
+    field is that text; others ``field: value; ...``), any other memory's text as it is."""
+    if not isinstance(record.metadata.get(VALUE), str):
+        return record.text
+    value = _value_of(record)
+    if len(value) == 1 and isinstance(next(iter(value.values())), str):
+        return str(next(iter(value.values())))
+    return "; ".join(
+        f"{k}: {v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)}"
+        for k, v in value.items()
+    )
 
 
 def item_of(record: MemoryRecord, namespace: tuple[str, ...]) -> Item:

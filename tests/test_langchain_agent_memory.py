@@ -337,3 +337,28 @@ def test_the_exchange_id_has_the_form_of_every_other_id(mem: CognitiveMemory) ->
     ask(create_agent(scripted("Noted."), tools=[], middleware=[memory]), "I had pasta today.")
     (exchange,) = mem.memories(namespace="ana")
     assert str(uuid.UUID(exchange.id)) == exchange.id
+
+
+def test_the_middleware_and_the_store_share_one_memory(mem: CognitiveMemory) -> None:
+    """Before: the middleware kept 'user-ana' and the store 'lg:users/ana', two memories of one
+    user; a store item reached no prompt, and would have come as raw JSON."""
+    from langchain_cogmem import CognitiveMemoryStore
+
+    clock = Clock()
+    store = CognitiveMemoryStore(mem, now=clock)
+    store.put(("users", "ana"), "allergy", {"text": "Ana is allergic to penicillin."})
+    store.put(("users", "ana"), "diet", {"food": "lentils", "rating": 5})
+    store.put(("users", "bob"), "allergy", {"text": "Bob is allergic to penicillin."})
+    memory = CognitiveMemoryMiddleware(mem, namespace=("users", "{user_id}"), now=clock)
+    model = scripted("Noted, no penicillin.")
+    agent = create_agent(model, tools=[], middleware=[memory])
+    agent.invoke(
+        {"messages": [{"role": "user", "content": "Which antibiotics should I avoid? Lentils?"}]},
+        context={"user_id": "ana"},
+    )
+    prompt = system_text(model.seen[-1])
+    assert "- [semantic] Ana is allergic to penicillin. (id allergy," in prompt
+    assert "food: lentils; rating: 5" in prompt and '{"' not in prompt
+    assert "Bob" not in prompt
+    turns = [i.value["text"] for i in store.search(("users", "ana"), limit=10) if "text" in i.value]
+    assert any(t.startswith("Which antibiotics should I avoid?") for t in turns)

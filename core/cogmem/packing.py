@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .errors import CogmemError, InvalidInputError
-from .records import SearchResult
+from .records import MemoryRecord, SearchResult
 from .wording import install_hint
 
 __all__ = [
@@ -143,22 +143,30 @@ def _age(days: float) -> str:
     return f"{days / 365.25:.1f}y"
 
 
-def render(results: Sequence[SearchResult], now: datetime, *, ids: bool = False) -> str:
+def render(
+    results: Sequence[SearchResult],
+    now: datetime,
+    *,
+    ids: bool = False,
+    text: Callable[[MemoryRecord], str] | None = None,
+) -> str:
     """Format results for a prompt, one Markdown list item each.
 
     ``- [semantic] User prefers dark mode (confidence 0.8, age 3d)``; with ``ids``, the
     memory id first in the parentheses (``(id 9f2c..., confidence 0.8, age 3d)``), so that a
     model can name the memory to a tool. A memory of several lines (an exchange: what was
     said, then the reply) keeps them, its later lines indented under its item, so that every
-    line starting with ``- `` is one memory.
+    line starting with ``- `` is one memory. ``text``: what to show of a memory (default its
+    text; the LangChain middleware shows a store item's value as text, not as JSON).
     """
     lines = []
     for result in results:
         m = result.memory
         age = max(0.0, (now - m.created_at).total_seconds() / 86400)
         named = f"id {m.id}, " if ids else ""
-        text = "\n  ".join(part for part in m.text.splitlines() if part.strip()) or m.text
+        said = m.text if text is None else text(m)
+        shown = "\n  ".join(part for part in said.splitlines() if part.strip()) or said
         lines.append(
-            f"- [{m.memory_type}] {text} ({named}confidence {m.confidence:g}, age {_age(age)})"
+            f"- [{m.memory_type}] {shown} ({named}confidence {m.confidence:g}, age {_age(age)})"
         )
     return "\n".join(lines)
