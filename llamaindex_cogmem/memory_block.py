@@ -65,13 +65,14 @@ def _role(message: ChatMessage) -> str:
 class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     """A LlamaIndex memory block backed by cogmem: recall what matters, not what is recent.
 
-    Flushed chat messages (``_aput``) become episodic memories in ``namespace``: one per
-    message whose role is in ``roles`` and that has text, stored as ``"<role>: <text>"`` with
-    user metadata ``role`` and ``session_id``, all of one flush in one write (so the core keeps
-    them adjacent on its timeline and recalling one turn brings its neighbours along). Every
-    message is stored as itself: two alike (an assistant saying "Done." twice) are two
-    memories, never merged by write-time dedup. Their ``created_at`` is the time of the flush
-    (``now``): ``Memory`` does not say when a message was written.
+    Flushed chat messages (``_aput``) become episodic memories in ``namespace``, one per turn:
+    a user's message and the replies after it (roles in ``roles``, with text), one line each,
+    ``"user: ..."`` then ``"assistant: ..."``, as the LangChain middleware keeps an exchange,
+    so that an assistant's "OK." is never recalled on its own. Each carries user metadata
+    ``role`` (of its first message) and ``session_id``; all of one flush go in one write (so
+    the core keeps them adjacent on its timeline). Every turn is stored as itself: two alike
+    are two memories, never merged by write-time dedup. Their ``created_at`` is the time of
+    the flush (``now``): ``Memory`` does not say when a message was written.
 
     Recall spans every session of ``namespace`` (``session_only=False``, the default): a
     long-term memory is kept to be recalled in later conversations, and ``namespace`` is what
@@ -257,7 +258,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
 
     def _store(self, messages: list[ChatMessage]) -> None:
         moment = current_time(self.now)
-        items = []
+        turns: list[tuple[str, str | None, list[str]]] = []  # (first role, session, lines)
         for position, message in enumerate(messages):
             if not isinstance(message, ChatMessage):
                 raise InvalidTypeError(
@@ -266,14 +267,18 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             role, text = _role(message), _message_text(message)
             if role not in self.roles or not text:
                 continue
-            session = _session_of(message) or self.session_id
+            if role == "user" or not turns:  # a user's message starts a turn
+                turns.append((role, _session_of(message) or self.session_id, []))
+            turns[-1][2].append(f"{role}: {text}")
+        items = []
+        for role, session, lines in turns:
             metadata = {ROLE_KEY: role}
             if session is not None:
                 metadata[SESSION_KEY] = session
             items.append(
                 MemoryInput(
-                    text=f"{role}: {text}",
-                    id=str(uuid.uuid4()),  # stored as itself: a message said twice is two
+                    text="\n".join(lines),
+                    id=str(uuid.uuid4()),  # stored as itself: a turn said twice is two
                     memory_type=self.memory_type,
                     importance=self.importance,
                     created_at=moment,

@@ -97,9 +97,9 @@ def test_an_early_flushed_fact_reaches_a_chat_engines_prompt(mem: CognitiveMemor
     archived = [m.content for m in memory.get_all(status=MessageStatus.ARCHIVED)]
     assert FACT not in active and FACT in archived
     stored = {m.text: m for m in mem.memories(namespace="ana")}
-    assert f"user: {FACT}" in stored
-    assert f"assistant: {replies[0]}" in stored
-    kept = stored[f"user: {FACT}"]
+    turn = f"user: {FACT}\nassistant: {replies[0]}"  # the turn, its reply with it
+    assert turn in stored
+    kept = stored[turn]
     assert kept.memory_type == "episodic"
     assert dict(kept.metadata) == {"role": "user", "session_id": "chat-1"}
     assert kept.session_ids == ("chat-1",)
@@ -140,7 +140,7 @@ def test_an_early_flushed_fact_reaches_a_function_agents_llm(mem: CognitiveMemor
             await agent.run(message, memory=memory)
 
     asyncio.run(converse())
-    assert f"user: {FACT}" in {m.text for m in mem.memories()}
+    assert any(m.text.startswith(f"user: {FACT}\nassistant: ") for m in mem.memories())
     last = seen[-1]
     assert last[-1].content == QUESTION
     assert f"user: {FACT}" in system_text(last)
@@ -415,26 +415,28 @@ def test_memory_truncates_lower_priorities_first_and_never_priority_zero(
 
 
 # ---------------------------------------------------------------------------- writing
-def test_every_flushed_message_is_stored_even_when_two_are_alike(mem: CognitiveMemory) -> None:
+def test_every_flushed_turn_is_stored_even_when_two_are_alike(mem: CognitiveMemory) -> None:
+    """A turn is one memory, its reply with it: an assistant's "Done." is never recalled on
+    its own (before, each message was a memory, and "assistant: ok" came back alone)."""
     block = CognitiveMemoryBlock(memory=mem, now=NOW)
     messages = [
+        ChatMessage(role=MessageRole.ASSISTANT, content="Welcome back."),
         ChatMessage(role=MessageRole.USER, content="Please book the table for eight."),
         ChatMessage(role=MessageRole.ASSISTANT, content="Done, it is booked."),
-        ChatMessage(role=MessageRole.USER, content="And the taxi for seven."),
+        ChatMessage(role=MessageRole.USER, content="Please book the table for eight."),
         ChatMessage(role=MessageRole.ASSISTANT, content="Done, it is booked."),
     ]
     asyncio.run(block.aput(messages))
     assert [m.text for m in mem.records()] == [
-        "user: Please book the table for eight.",
-        "assistant: Done, it is booked.",
-        "user: And the taxi for seven.",
-        "assistant: Done, it is booked.",
+        "assistant: Welcome back.",  # the flush began after its user's message
+        "user: Please book the table for eight.\nassistant: Done, it is booked.",
+        "user: Please book the table for eight.\nassistant: Done, it is booked.",
     ]
-    asyncio.run(block.aput(messages[1:2]))  # flushed again later: stored again
-    assert len(mem) == 5
+    asyncio.run(block.aput(messages[1:3]))  # flushed again later: stored again
+    assert len(mem) == 4
 
 
-def test_stores_user_and_assistant_text_one_memory_per_message(mem: CognitiveMemory) -> None:
+def test_stores_a_turn_user_and_assistant_text_as_one_memory(mem: CognitiveMemory) -> None:
     block = CognitiveMemoryBlock(memory=mem, now=NOW, session_id="fallback", importance=0.8)
     messages = [
         ChatMessage(role=MessageRole.SYSTEM, content="You are helpful."),
@@ -448,13 +450,14 @@ def test_stores_user_and_assistant_text_one_memory_per_message(mem: CognitiveMem
         ChatMessage(role=MessageRole.ASSISTANT, content="   "),
     ]
     asyncio.run(block.aput(messages))
-    stored = sorted(mem.memories(), key=lambda m: m.text)
-    assert [m.text for m in stored] == ["assistant: Noted, Porto.", "user: I moved to Porto."]
-    assistant, user = stored
-    assert user.metadata["session_id"] == "s-7" and user.session_ids == ("s-7",)
-    assert assistant.metadata["session_id"] == "fallback"
-    assert {m.importance for m in stored} == {0.8}
-    assert {m.created_at for m in stored} == {NOW}
+    (turn,) = mem.memories()
+    assert turn.text == "user: I moved to Porto.\nassistant: Noted, Porto."
+    assert turn.metadata["session_id"] == "s-7" and turn.session_ids == ("s-7",)
+    assert turn.metadata["role"] == "user"
+    assert (turn.importance, turn.created_at) == (0.8, NOW)
+    alone = CognitiveMemoryBlock(memory=mem, now=NOW, session_id="fallback", namespace="a")
+    asyncio.run(alone.aput(messages[2:]))
+    assert [m.metadata["session_id"] for m in mem.memories(namespace="a")] == ["fallback"]
     assert messages[1].additional_kwargs == {"session_id": "s-7"}  # not modified
 
     tools_too = CognitiveMemoryBlock(memory=mem, now=NOW, roles=("tool",), namespace="t")
