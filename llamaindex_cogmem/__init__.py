@@ -17,6 +17,7 @@
 * :func:`expander_from`, :func:`hyde_from` — query expansion and HyDE from an LLM;
   :func:`reranker_from` — a reranking node postprocessor as cogmem's reranker
   (``CognitiveMemory(stages=cogmem.Stages(...))``).
+* :func:`fact_extractor_from` — any LlamaIndex LLM as the block's fact extractor;
 * :func:`summarizer_from` — any LlamaIndex LLM as cogmem's consolidation summarizer;
   :func:`conflict_detector_from` — one as the judge of contradictions for ``maintain``;
   :func:`dedup_judge_from` — one as write-time dedup's judge of restatements;
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from cogmem.errors import ConflictDetectorError, SummarizerError
+from cogmem.errors import ConflictDetectorError, ExtractorError, SummarizerError
 from cogmem.judges import parse_yes_no
 from cogmem.lazy import lazy_exports
 
@@ -39,6 +40,7 @@ from .errors import NodeMetadataError, UnsupportedFilterError
 
 if TYPE_CHECKING:
     from .embedding import CogmemEmbedding, LlamaIndexEmbedder
+    from .extractor import fact_extractor_from
     from .filters import to_cogmem_filters
     from .judges import conflict_detector_from, dedup_judge_from, version_judge_from
     from .memory_block import CognitiveMemoryBlock
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
         DEFAULT_CONFLICT_PROMPT,
         DEFAULT_DEDUP_PROMPT,
         DEFAULT_EXPAND_PROMPT,
+        DEFAULT_FACTS_PROMPT,
         DEFAULT_HYDE_PROMPT,
         DEFAULT_SUMMARY_PROMPT,
         DEFAULT_VERSION_PROMPT,
@@ -65,6 +68,7 @@ __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
     "DEFAULT_DEDUP_PROMPT",
     "DEFAULT_EXPAND_PROMPT",
+    "DEFAULT_FACTS_PROMPT",
     "DEFAULT_HYDE_PROMPT",
     "DEFAULT_LLM_METADATA_KEYS",
     "DEFAULT_SUMMARY_PROMPT",
@@ -73,6 +77,7 @@ __all__ = [
     "CognitiveMemoryBlock",
     "CognitiveMemoryRetriever",
     "ConflictDetectorError",
+    "ExtractorError",
     "LlamaIndexEmbedder",
     "MemoryNode",
     "NodeMetadataError",
@@ -82,6 +87,7 @@ __all__ = [
     "conflict_detector_from",
     "dedup_judge_from",
     "expander_from",
+    "fact_extractor_from",
     "hyde_from",
     "memory_tools",
     "parse_yes_no",
@@ -108,12 +114,14 @@ _LAZY: dict[str, tuple[str, tuple[str, ...]]] = {
             "DEFAULT_CONFLICT_PROMPT",
             "DEFAULT_DEDUP_PROMPT",
             "DEFAULT_EXPAND_PROMPT",
+            "DEFAULT_FACTS_PROMPT",
             "DEFAULT_HYDE_PROMPT",
             "DEFAULT_SUMMARY_PROMPT",
             "DEFAULT_VERSION_PROMPT",
         ),
     ),
     "summarizer": (_CORE, ("summarizer_from",)),
+    "extractor": (_CORE, ("fact_extractor_from",)),
     "stages": (_CORE, ("expander_from", "hyde_from", "reranker_from")),
     "judges": (_CORE, ("conflict_detector_from", "dedup_judge_from", "version_judge_from")),
     "filters": (_CORE, ("to_cogmem_filters",)),

@@ -30,6 +30,7 @@ from cogmem import (
     SearchResult,
     render,
 )
+from cogmem.checks import check_texts
 from cogmem.recall import search_settings
 
 from ._convert import check_now, current_time
@@ -47,6 +48,12 @@ def _message_text(message: ChatMessage) -> str:
     """The text blocks of a message, one per line (images, tool calls, ... are left out)."""
     parts = [b.text for b in message.blocks if isinstance(b, TextBlock)]
     return "\n".join(p for p in parts if p).strip()
+
+
+def message_line(message: ChatMessage) -> str:
+    """A message as ``role: text`` (its text blocks), or ``""`` when it has no text."""
+    text = _message_text(message)
+    return f"{_role(message)}: {text}" if text else ""
 
 
 def _latest_user_text(messages: list[ChatMessage]) -> str:
@@ -73,6 +80,12 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     the core keeps them adjacent on its timeline). Every turn is stored as itself: two alike
     are two memories, never merged by write-time dedup. Their ``created_at`` is the time of
     the flush (``now``): ``Memory`` does not say when a message was written.
+
+    With an ``extractor`` (``messages -> facts``; :func:`~llamaindex_cogmem.fact_extractor_from`
+    builds one from any LLM, as ``FactExtractionMemoryBlock`` extracts facts), a flush keeps
+    the facts it returns instead, as ``fact_type`` memories through write-time dedup: a
+    restatement reinforces what is known, a change is stored as the newer version of what it
+    changes.
 
     Recall spans every session of ``namespace`` (``session_only=False``, the default): a
     long-term memory is kept to be recalled in later conversations, and ``namespace`` is what
@@ -128,6 +141,8 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             (``() -> datetime``); default the wall clock. Inject a clock to replay or test a
             conversation that spans days.
         tokenizer_fn: Counts tokens (``len(tokenizer_fn(text))``).
+        extractor: What to keep of a flush (default: its turns); see above.
+        fact_type: The type of the facts an ``extractor`` returns.
     """
 
     memory: InstanceOf[CognitiveMemory] = Field(exclude=True)
@@ -152,6 +167,8 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     reinforce: bool | None = None
     now: Any = Field(default=None, exclude=True)
     tokenizer_fn: Callable[[str], list[Any]] = Field(default_factory=get_tokenizer, exclude=True)
+    extractor: Any = Field(default=None, exclude=True)
+    fact_type: Literal["episodic", "semantic", "procedural", "core"] = "semantic"
 
     _cogmem_filters: dict[str, Any] = PrivateAttr(default_factory=dict)
     _reinforced_turn: tuple[str | None, str] | None = PrivateAttr(default=None)
@@ -159,6 +176,8 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
         check_now(self.now)
+        if self.extractor is not None and not callable(self.extractor):
+            raise InvalidTypeError("extractor must be a callable: messages -> list[str]")
         self._cogmem_filters = to_cogmem_filters(self.filters) or {}
         if self.session_only and SESSION_KEY in self._cogmem_filters:
             raise InvalidInputError(
@@ -258,6 +277,9 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
 
     def _store(self, messages: list[ChatMessage]) -> None:
         moment = current_time(self.now)
+        if self.extractor is not None:
+            self._store_facts(messages, moment)
+            return
         turns: list[tuple[str, str | None, list[str]]] = []  # (first role, session, lines)
         for position, message in enumerate(messages):
             if not isinstance(message, ChatMessage):
@@ -289,6 +311,28 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
             )
         if items:
             self.memory.add_many(items, now=moment)
+
+    def _store_facts(self, messages: list[ChatMessage], moment: datetime) -> None:
+        """Keep what the extractor finds in a flush, as facts through write-time dedup."""
+        facts = check_texts(list(self.extractor(list(messages))), "the extractor's facts")
+        session = _first_session(messages) or self.session_id
+        items = [
+            MemoryInput(
+                text=fact,
+                memory_type=self.fact_type,
+                importance=self.importance,
+                namespace=self.namespace,
+                session_id=session,
+            )
+            for fact in facts
+            if fact.strip()
+        ]
+        if items:
+            self.memory.write_many(items, now=moment)
+
+
+def _first_session(messages: list[ChatMessage]) -> str | None:
+    return next((s for s in map(_session_of, messages) if s is not None), None)
 
 
 def _session_of(message: ChatMessage) -> str | None:

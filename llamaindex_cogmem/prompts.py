@@ -7,6 +7,7 @@ from __future__ import annotations
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.prompts import ChatPromptTemplate
 
+from cogmem import extraction
 from cogmem.judges import CONFLICT, RESTATEMENT, VERSION
 from cogmem.stage_models import EXPAND, HYDE
 from cogmem.summaries import HUMAN, SYSTEM
@@ -15,6 +16,7 @@ __all__ = [
     "DEFAULT_CONFLICT_PROMPT",
     "DEFAULT_DEDUP_PROMPT",
     "DEFAULT_EXPAND_PROMPT",
+    "DEFAULT_FACTS_PROMPT",
     "DEFAULT_HYDE_PROMPT",
     "DEFAULT_SUMMARY_PROMPT",
     "DEFAULT_VERSION_PROMPT",
@@ -37,3 +39,4 @@ DEFAULT_VERSION_PROMPT = chat_prompt(VERSION.system, VERSION.human)
 DEFAULT_SUMMARY_PROMPT = chat_prompt(SYSTEM, HUMAN)
 DEFAULT_EXPAND_PROMPT = chat_prompt(EXPAND.system, EXPAND.human)
 DEFAULT_HYDE_PROMPT = chat_prompt(HYDE.system, HYDE.human)
+DEFAULT_FACTS_PROMPT = chat_prompt(extraction.SYSTEM, extraction.HUMAN)

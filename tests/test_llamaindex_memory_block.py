@@ -9,18 +9,24 @@ from typing import Any
 
 import pytest
 from llama_index.core.agent.workflow import FunctionAgent
-from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole, TextBlock
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ChatResponse,
+    CompletionResponse,
+    MessageRole,
+    TextBlock,
+)
 from llama_index.core.chat_engine import SimpleChatEngine
-from llama_index.core.llms.callbacks import llm_chat_callback
+from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
 from llama_index.core.llms.mock import MockFunctionCallingLLM, MockLLM
 from llama_index.core.memory import Memory, StaticMemoryBlock
 from llama_index.core.storage.chat_store.base_db import MessageStatus
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 from pydantic import Field
 
-from cogmem import CognitiveMemory, InvalidInputError, render
+from cogmem import CognitiveMemory, InvalidInputError, InvalidTypeError, render
 from cogmem.testing import HashingEmbedder
-from llamaindex_cogmem import CognitiveMemoryBlock, UnsupportedFilterError
+from llamaindex_cogmem import CognitiveMemoryBlock, UnsupportedFilterError, fact_extractor_from
 from tests.llamaindex_fixtures import NOW
 
 FACT = "My sister Clara lives in Lisbon and teaches piano."
@@ -485,3 +491,48 @@ def test_bad_configuration_is_refused(mem: CognitiveMemory) -> None:
         CognitiveMemoryBlock(memory=mem, memory_type="fact")
     with pytest.raises(InvalidInputError, match="naive"):
         CognitiveMemoryBlock(memory=mem, now=datetime(2026, 6, 1))
+
+
+class ScriptedCompletionLLM(MockLLM):
+    """A MockLLM that completes from a script and keeps every prompt it was sent."""
+
+    replies: list[str] = Field(default_factory=list)
+    prompts: list[str] = Field(default_factory=list)
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        self.prompts.append(prompt)
+        return CompletionResponse(text=self.replies[len(self.prompts) - 1])
+
+
+def test_a_fact_extractor_keeps_facts_through_dedup(mem: CognitiveMemory) -> None:
+    """As FactExtractionMemoryBlock extracts facts: the LLM's facts are stored as semantic
+    memories, a restatement reinforces, and an extraction of NONE stores nothing."""
+    llm = ScriptedCompletionLLM(max_tokens=None)
+    llm.replies = [
+        "- The user's sister Clara lives in Lisbon.\n- The user is vegetarian.",
+        "NONE",
+        "1. The user is vegetarian.",
+    ]
+    block = CognitiveMemoryBlock(
+        memory=mem, now=NOW, namespace="ana", extractor=fact_extractor_from(llm)
+    )
+    turn = [
+        ChatMessage(role=MessageRole.USER, content=FACT, additional_kwargs={"session_id": "s1"}),
+        ChatMessage(role=MessageRole.ASSISTANT, content="Lovely."),
+    ]
+    asyncio.run(block.aput(turn))
+    facts = {m.text: m for m in mem.memories(namespace="ana")}
+    assert set(facts) == {"The user's sister Clara lives in Lisbon.", "The user is vegetarian."}
+    assert {m.memory_type for m in facts.values()} == {"semantic"}
+    assert facts["The user is vegetarian."].session_ids == ("s1",)
+    assert f"user: {FACT}\nassistant: Lovely." in llm.prompts[0]
+    asyncio.run(block.aput([ChatMessage(role=MessageRole.USER, content="ok thanks")]))
+    assert len(mem.memories(namespace="ana")) == 2
+    block.now = NOW + timedelta(days=2)
+    asyncio.run(block.aput([ChatMessage(role=MessageRole.USER, content="I'm vegetarian.")]))
+    again = {m.text: m for m in mem.memories(namespace="ana")}
+    vegetarian = again["The user is vegetarian."]
+    assert len(again) == 2 and vegetarian.stability > facts["The user is vegetarian."].stability
+    with pytest.raises(InvalidTypeError, match="extractor"):
+        CognitiveMemoryBlock(memory=mem, extractor="facts please")

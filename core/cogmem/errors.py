@@ -18,6 +18,7 @@ __all__ = [
     "DiskFullError",
     "DuplicateIdError",
     "EmbedderError",
+    "ExtractorError",
     "InvalidInputError",
     "InvalidTypeError",
     "JudgeError",
@@ -76,6 +77,11 @@ class EmbedderError(CogmemError):
 
 class ModelNotFoundError(EmbedderError):
     """No all-MiniLM-L6-v2 model files could be found on this machine."""
+
+
+class ExtractorError(CogmemError):
+    """The model behind a fact extractor (an adapter's ``fact_extractor_from``) failed or
+    replied with something that is not text; nothing was stored."""
 
 
 class JudgeError(CogmemError):
