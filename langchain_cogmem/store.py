@@ -24,6 +24,7 @@ from typing import Any
 from langgraph.store.base import (
     BaseStore,
     GetOp,
+    IndexConfig,
     InvalidNamespaceError,
     Item,
     ListNamespacesOp,
@@ -56,6 +57,7 @@ from .store_items import (
     CognitiveSearchItem,
     ItemWrite,
     check_paths,
+    index_paths,
     item_metadata,
     item_of,
     prepared_value,
@@ -126,6 +128,12 @@ class CognitiveMemoryStore(BaseStore):
         fields: Default index paths (LangGraph syntax: ``"$"`` the whole value as JSON,
             ``"text"``, ``"a.b"``, ``"items[*].text"``, ...); the memory's text is what they
             select, joined by newlines. Default ``["$"]``.
+        index: A LangGraph ``IndexConfig``, as every LangGraph store takes it: its ``fields``
+            are the index paths (instead of ``fields``); ``dims`` must be the memory's
+            embedder's width; ``embed``, when given, must be the memory's embedder (the
+            memory embeds: ``CognitiveMemory(embedder=...)``). ``index_config`` says what the
+            store indexes with, given or not (each item is one memory with one vector: its
+            paths are joined, not embedded each apart, as LangGraph's stores do).
         memory_type: cogmem type of stored items (default ``semantic``: facts and profiles).
         importance: cogmem importance of stored items in [0, 1] (default: the memory's).
         reinforce: Whether searches with a query reinforce the items they return (default:
@@ -153,6 +161,7 @@ class CognitiveMemoryStore(BaseStore):
         memory: CognitiveMemory,
         *,
         fields: Sequence[str] | None = None,
+        index: IndexConfig | None = None,
         memory_type: str = "semantic",
         importance: float | None = None,
         reinforce: bool | None = None,
@@ -185,7 +194,14 @@ class CognitiveMemoryStore(BaseStore):
         if now is not None and not callable(now):
             raise InvalidTypeError("now must be a callable returning a datetime")
         self.memory = memory
+        fields = index_paths(memory, index, fields)
         self.fields = check_paths(["$"] if fields is None else fields, "fields")
+        width = getattr(memory.embedder, "dimension", None)
+        self.index_config: dict[str, Any] = {
+            "dims": width if isinstance(width, int) else int((index or {}).get("dims") or 0),
+            "embed": memory.embedder,
+            "fields": list(self.fields),
+        }
         self.memory_type = memory_type
         self.importance = importance
         self.reinforce = reinforce

@@ -25,7 +25,13 @@ from typing import Any, cast
 
 from langgraph.store.base import Item, SearchItem, get_text_at_path, tokenize_path
 
-from cogmem import InvalidInputError, InvalidTypeError, MemoryRecord
+from cogmem import (
+    CognitiveMemory,
+    DimensionMismatchError,
+    InvalidInputError,
+    InvalidTypeError,
+    MemoryRecord,
+)
 
 from .store_keys import FIELD_PREFIX, is_number, pushable
 from .store_ttl import TTL_KEY
@@ -38,6 +44,7 @@ __all__ = [
     "CognitiveSearchItem",
     "ItemWrite",
     "check_paths",
+    "index_paths",
     "item_metadata",
     "item_of",
     "item_text",
@@ -229,3 +236,42 @@ def check_paths(paths: object, name: str) -> list[str]:
             raise InvalidInputError(f"{name} must hold non-empty path strings, got {path!r}")
         out.append(path)
     return out
+
+
+def index_paths(
+    memory: CognitiveMemory, index: object, fields: Sequence[str] | None
+) -> Sequence[str] | None:
+    """The index paths a store takes from its ``index=`` (LangGraph's ``IndexConfig``), its
+    ``dims`` and ``embed`` checked against the memory's embedder.
+
+    Raises:
+        InvalidTypeError: ``index`` is not a dict.
+        InvalidInputError: It gives ``fields`` besides ``fields=``, an ``embed`` other than the
+            memory's embedder, or an unknown key.
+        DimensionMismatchError: Its ``dims`` is not the embedder's width.
+    """
+    if index is None:
+        return fields
+    if not isinstance(index, Mapping):
+        raise InvalidTypeError(
+            f"index must be a LangGraph IndexConfig dict, got {type(index).__name__}"
+        )
+    unknown = sorted(set(index) - {"dims", "embed", "fields"})
+    if unknown:
+        raise InvalidInputError(f"index has unknown key(s) {unknown}; it takes dims, embed, fields")
+    width = getattr(memory.embedder, "dimension", None)
+    dims = index.get("dims")
+    if dims is not None and isinstance(width, int) and dims != width:
+        raise DimensionMismatchError(
+            f"index dims is {dims}, but the memory's embedder gives vectors of {width}"
+        )
+    embed = index.get("embed")
+    if embed is not None and embed is not memory.embedder:
+        raise InvalidInputError(
+            "index embed must be the memory's own embedder: a CognitiveMemoryStore stores in "
+            "its memory, which embeds every memory one way; build the memory with it "
+            "(CognitiveMemory(embedder=...)) and leave embed out"
+        )
+    if index.get("fields") is not None and fields is not None:
+        raise InvalidInputError("give the index paths once: fields= or index={'fields': ...}")
+    return fields if index.get("fields") is None else list(index["fields"])

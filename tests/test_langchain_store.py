@@ -40,6 +40,7 @@ from langgraph.store.base import (
 from cogmem import (
     CognitiveMemory,
     CognitiveMemoryConfig,
+    DimensionMismatchError,
     EmbedderError,
     InvalidInputError,
     InvalidTypeError,
@@ -828,3 +829,24 @@ def test_alices_item_comes_first_for_alices_question_after_bobs_newer_item() -> 
         clock.time += timedelta(days=1)
         found = store.search(("trips",), query="When is Alice's flight?")
         assert [i.key for i in found][:1] == ["alice"]
+
+
+def test_index_is_taken_as_every_langgraph_store_takes_it(memory: CognitiveMemory) -> None:
+    """Before: index= was an unknown argument, and there was no index_config."""
+    width = memory.embedder.dimension  # type: ignore[attr-defined]
+    store = CognitiveMemoryStore(
+        memory, index={"dims": width, "embed": memory.embedder, "fields": ["text"]}
+    )
+    assert store.index_config == {"dims": width, "embed": memory.embedder, "fields": ["text"]}
+    store.put(("t",), "k", {"text": "zebra crossing", "other": "lighthouse"})
+    assert [i.key for i in store.search(("t",), query="zebra crossing")] == ["k"]
+    assert memory.get("k", namespace="lg:t").text == "zebra crossing"  # only the field
+    assert CognitiveMemoryStore(memory).index_config["fields"] == ["$"]
+    with pytest.raises(DimensionMismatchError, match="dims"):
+        CognitiveMemoryStore(memory, index={"dims": width + 1, "embed": memory.embedder})
+    with pytest.raises(InvalidInputError, match="memory's own embedder"):
+        CognitiveMemoryStore(memory, index={"dims": width, "embed": HashingEmbedder()})
+    with pytest.raises(InvalidInputError, match="once"):
+        CognitiveMemoryStore(memory, fields=["a"], index={"dims": width, "fields": ["b"]})
+    with pytest.raises(InvalidInputError, match="unknown key"):
+        CognitiveMemoryStore(memory, index={"dims": width, "embedding": memory.embedder})  # type: ignore[typeddict-unknown-key]
