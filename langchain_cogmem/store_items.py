@@ -33,7 +33,7 @@ from cogmem import (
     MemoryRecord,
 )
 
-from .store_keys import FIELD_PREFIX, is_number, pushable
+from .store_keys import FIELD_PREFIX, NUMBER_PREFIX, is_number, numeric, pushable
 from .store_ttl import TTL_KEY
 
 __all__ = [
@@ -159,6 +159,8 @@ def item_metadata(write: ItemWrite, created: datetime) -> dict[str, Any]:
     for field, scalar in write.value.items():
         if "." not in field and field and (copied := pushable(scalar)) is not None:
             metadata[FIELD_PREFIX + field] = copied
+            if (number := numeric(scalar)) is not None:  # a numeric str, for ranges
+                metadata[NUMBER_PREFIX + field] = number
     return metadata
 
 

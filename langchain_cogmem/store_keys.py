@@ -15,6 +15,7 @@ from cogmem import InvalidInputError, InvalidTypeError
 
 __all__ = [
     "FIELD_PREFIX",
+    "NUMBER_PREFIX",
     "check_filter",
     "check_labels",
     "condition_path",
@@ -30,6 +31,9 @@ __all__ = [
 #: Top-level scalar fields of an item's value are copied to ``v.<field>`` metadata, so that
 #: filters on them run inside the core's search.
 FIELD_PREFIX = "v."
+#: Where a top-level field holding a numeric string keeps its number, for range filters
+#: (``{"age": "30"}`` passes ``{"$gt": 18}``, as in InMemoryStore and SqliteStore).
+NUMBER_PREFIX = "n."
 
 _RANGE_OPS = frozenset({"$gt", "$gte", "$lt", "$lte"})
 _OPERATORS = _RANGE_OPS | {"$eq", "$ne"}
@@ -151,13 +155,37 @@ def _apply(actual: Any, op: str, operand: Any) -> bool:
         return _condition(actual, operand)
     if op == "$ne":
         return not _condition(actual, operand)
-    if isinstance(actual, (int, float)) and isinstance(operand, (int, float)):
-        a, b = float(actual), float(operand)  # a bool counts as 0 or 1, as in InMemoryStore
-    elif isinstance(actual, str) and isinstance(operand, str):
-        a, b = actual, operand  # type: ignore[assignment]
-    else:
-        return False
+    a, b = as_number(actual, f"filter {op}: the item's value"), as_number(operand, f"filter {op}")
     return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[op]
+
+
+def as_number(value: Any, what: str) -> float:
+    """A range operand as InMemoryStore compares it: ``float(value)`` (a numeric str is its
+    number, a bool 0 or 1).
+
+    Raises:
+        InvalidInputError: It is no number (None, a missing field, a list, 'abc'), where
+            InMemoryStore raises a bare ValueError or TypeError.
+    """
+    if isinstance(value, (int, float, str)):
+        try:
+            return float(value)  # inf and nan compare as InMemoryStore compares them
+        except ValueError:
+            pass
+    raise InvalidInputError(
+        f"{what} is {value!r}, not a number: a range compares numbers (a missing field is None)"
+    )
+
+
+def numeric(value: object) -> float | None:
+    """The number a numeric str holds (copied to ``n.<field>``), else ``None``."""
+    if not isinstance(value, str):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _condition(actual: Any, condition: Any) -> bool:
@@ -176,8 +204,9 @@ def matches_filter(value: Mapping[str, Any], filter: Mapping[str, Any] | None) -
     Each ``key: condition`` must hold: ``condition`` is a value (equality as in LangGraph's
     ``InMemoryStore``: numbers by value, ``True`` equals ``1``; a nested dict matches the
     nested fields it names, a list element-wise) or a dict of operators ``$eq``, ``$ne``,
-    ``$gt``, ``$gte``, ``$lt``, ``$lte`` (numbers and bools compare numerically, strings
-    lexicographically, anything else does not match). Keys may be dotted paths (``"a.b"``);
+    ``$gt``, ``$gte``, ``$lt``, ``$lte`` (as numbers, as InMemoryStore compares them:
+    ``{"age": "30"}`` passes ``{"$gt": 18}``; a value that is no number raises
+    :class:`~cogmem.errors.InvalidInputError`). Keys may be dotted paths (``"a.b"``);
     a missing field is ``None``.
 
     Args:
@@ -229,9 +258,11 @@ def pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
     """The part of a filter the core can apply itself, and whether that is all of it.
 
     Only conditions on top-level scalar fields (copied to ``v.<field>`` metadata) go down:
-    equality and ``$ne`` with a scalar, ranges with a number. The core compares exactly as
-    :func:`matches_filter` does on those, so pushing them down never changes the answer;
-    everything is still checked on the decoded values afterwards.
+    equality and ``$ne`` with a scalar, and ranges, on the field's number (``v.<field>``) or
+    the number its str holds (``n.<field>``). The core never leaves out an item
+    :func:`matches_filter` passes, so pushing them down never changes the answer; everything
+    is still checked on the decoded values afterwards. (An item whose field is no number is
+    left out by a pushed range, where InMemoryStore would raise.)
     """
     pushed: dict[str, Any] = {}
     exact = True
@@ -242,25 +273,30 @@ def pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
         field = FIELD_PREFIX + key
         if pushable(condition) is not None:
             pushed[field] = pushable(condition)
-        elif (
+            continue
+        if not (
             isinstance(condition, Mapping)
             and condition
             and all(str(op).startswith("$") for op in condition)
         ):
-            ops = {
-                op: pushable(operand)
-                for op, operand in condition.items()
-                if (op in ("$eq", "$ne") and pushable(operand) is not None)
-                or (
-                    op in _RANGE_OPS
-                    and pushable(operand) is not None
-                    and not isinstance(operand, str)
-                )
-            }
-            if len(ops) != len(condition):
-                exact = False
-            if ops:
-                pushed[field] = ops
-        else:
+            exact = False
+            continue
+        equal = {
+            op: pushable(operand)
+            for op, operand in condition.items()
+            if op in ("$eq", "$ne") and pushable(operand) is not None
+        }
+        ranges = {
+            op: as_number(operand, f"filter {op}")
+            for op, operand in condition.items()
+            if op in _RANGE_OPS
+        }
+        if len(equal) + len(ranges) != len(condition):
+            exact = False
+        if equal:
+            pushed[field] = equal
+        if ranges and "$or" not in pushed:  # the core takes one $or: the first field's
+            pushed["$or"] = [{field: ranges}, {NUMBER_PREFIX + key: ranges}]
+        elif ranges:
             exact = False
     return pushed, exact

@@ -255,9 +255,8 @@ def test_filters(store: CognitiveMemoryStore) -> None:
     names = ("test", "names")
     for key, name in [("a", "apple"), ("b", "banana")]:
         store.put(names, key, {"name": name, "user": {"access-level": key, "tags": ["x"]}})
-    assert [i.value["name"] for i in store.search(names, filter={"name": {"$gt": "apple"}})] == [
-        "banana"
-    ]
+    with pytest.raises(InvalidInputError, match="not a number"):  # InMemoryStore: ValueError
+        store.search(names, filter={"name": {"$gt": "apple"}})
     # Dotted keys reach nested fields; nested dicts and lists match by JSON equality.
     assert [i.key for i in store.search(names, filter={"user.access-level": "a"})] == ["a"]
     assert len(store.search(names, filter={"user": {"tags": ["x"]}})) == 2
@@ -273,7 +272,7 @@ def test_matches_filter_is_json_equality() -> None:
     assert not matches_filter(value, {"s": 1})
     assert matches_filter(value, {"nested": {"a": [1, {"b": None}]}})
     assert matches_filter(value, {"nested.a": {"$ne": [1]}})
-    assert not matches_filter(value, {"s": {"$gt": 0}})  # str vs number: no match
+    assert matches_filter(value, {"s": {"$gt": 0}})  # "1" is 1, as InMemoryStore compares
     assert matches_filter(value, None)
 
 
@@ -850,3 +849,31 @@ def test_index_is_taken_as_every_langgraph_store_takes_it(memory: CognitiveMemor
         CognitiveMemoryStore(memory, fields=["a"], index={"dims": width, "fields": ["b"]})
     with pytest.raises(InvalidInputError, match="unknown key"):
         CognitiveMemoryStore(memory, index={"dims": width, "embedding": memory.embedder})  # type: ignore[typeddict-unknown-key]
+
+
+def test_a_range_compares_numeric_strings_as_numbers(clock: TickingClock) -> None:
+    """As InMemoryStore and SqliteStore: {"age": "30"} passes {"$gt": 18}, with or without a
+    query, and inside the core's search (tiny candidate lists); a value that is no number
+    raises a named error where InMemoryStore raises a bare one. Before, "30" never matched."""
+    memory = CognitiveMemory(
+        embedder=HashingEmbedder(), config=CognitiveMemoryConfig(k_dense=3, k_sparse=3)
+    )
+    store = CognitiveMemoryStore(memory, now=clock)
+    for i in range(30):
+        store.put(("t",), f"k{i}", {"text": f"garden note {i} garden", "age": 5})
+    store.put(("t",), "ana", {"text": "a red door", "age": "30"})
+    store.put(("t",), "bob", {"text": "a blue door", "age": 41})
+    store.put(("t",), "cat", {"text": "a green door", "age": "12"})
+    older = {"age": {"$gt": 18, "$lte": "40"}}
+    assert [i.key for i in store.search(("t",), filter=older)] == ["ana"]
+    assert [i.key for i in store.search(("t",), query="garden", filter=older)] == ["ana"]
+    assert {i.key for i in store.search(("t",), query="door", filter={"age": {"$gt": 18}})} == {
+        "ana",
+        "bob",
+    }
+    store.put(("t",), "odd", {"text": "an odd door", "age": "unknown"})
+    with pytest.raises(InvalidInputError, match="'unknown', not a number"):
+        store.search(("t",), filter={"age": {"$gt": 18}})
+    with pytest.raises(InvalidInputError, match="not a number"):
+        store.search(("t",), query="door", filter={"age": {"$gt": "eighteen"}})
+    memory.close()

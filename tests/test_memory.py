@@ -721,3 +721,25 @@ def test_results_show_as_a_table_in_a_notebook(mem: CognitiveMemory) -> None:
     assert str(results[0].explanation) in results[0]._repr_markdown_()
     assert results[0].explanation._repr_markdown_().startswith("`score ")
     assert mem.search("zebra", now=NOW, mode="lexical")._repr_markdown_() == "*No memories found.*"
+
+
+def test_or_filters_any_of_several_metadata_conditions(mem: CognitiveMemory) -> None:
+    mem.add_many(
+        [
+            {"text": "alpha note", "id": "a", "metadata": {"x": 1}},
+            {"text": "beta note", "id": "b", "metadata": {"y": "3"}},
+            {"text": "gamma note", "id": "c", "metadata": {"x": 5, "y": "4"}},
+        ],
+        now=NOW,
+    )
+    either = {"$or": [{"x": {"$gt": 2}}, {"y": "3"}]}
+    for mode in ("hybrid", "dense", "lexical"):
+        found = mem.search("note", filters=either, mode=mode, now=NOW, reinforce=False)
+        assert sorted(r.id for r in found) == ["b", "c"], mode
+    assert sorted(r.id for r in mem.memories(filters=either)) == ["b", "c"]
+    both = {"$or": [{"x": 5, "y": "4"}], "x": {"$gte": 1}}
+    assert [r.id for r in mem.memories(filters=both)] == ["c"]
+    with pytest.raises(InvalidTypeError, match=r"\$or"):
+        mem.memories(filters={"$or": []})
+    with pytest.raises(InvalidInputError, match="only filter user metadata"):
+        mem.memories(filters={"$or": [{"tags": "x"}]})

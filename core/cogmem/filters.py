@@ -33,6 +33,8 @@ def build_where(
     * ``created_after`` / ``created_before``: timezone-aware datetimes (inclusive).
     * any other key: user metadata, either a value (equality) or an operator dict such as
       ``{"$gte": 3}`` / ``{"$in": ["a", "b"]}`` (``$eq $ne $gt $gte $lt $lte $in $nin``).
+    * ``$or``: a list of filters of user metadata, any of which may hold
+      (``{"$or": [{"a": 1}, {"b": {"$gt": 2}}]}``).
 
     Raises:
         InvalidTypeError / InvalidInputError: A filter is malformed (the message names it).
@@ -62,8 +64,14 @@ def compile_filters(
     statuses = _statuses(include_superseded)
     checks: list[Callable[[MemoryRecord], bool]] = [lambda m: m.status in statuses]
     for key, value in (filters or {}).items():
-        checks.append(_predicate(key, value))
+        checks.append(_any_of(value) if key == "$or" else _predicate(key, value))
     return lambda m: all(check(m) for check in checks)
+
+
+def _any_of(alternatives: list[Mapping[str, Any]]) -> Callable[[MemoryRecord], bool]:
+    """The predicate of a ``$or`` (checked by :func:`build_where` already)."""
+    each = [[_predicate(k, v) for k, v in alt.items()] for alt in alternatives]
+    return lambda m: any(all(check(m) for check in checks) for checks in each)
 
 
 def _predicate(key: str, value: Any) -> Callable[[MemoryRecord], bool]:
@@ -121,6 +129,8 @@ def _compare(actual: Any, op: str, operand: Any) -> bool:
 
 
 def _filter_clause(key: str, value: Any) -> list[Where]:
+    if key == "$or":
+        return [_or_clause(value)]
     if key == "memory_type":
         types = [value] if isinstance(value, str) else value
         if not isinstance(types, (list, tuple)) or not types:
@@ -159,6 +169,31 @@ def _filter_clause(key: str, value: Any) -> list[Where]:
         return [{field: {op: operand}} for op, operand in value.items()]
     _check_operand(key, "$eq", value)
     return [{field: value}]
+
+
+def _or_clause(alternatives: Any) -> Where:
+    """Chroma's ``$or`` of user-metadata filters.
+
+    Raises:
+        InvalidTypeError / InvalidInputError: Not a non-empty list of non-empty filter dicts
+            on user metadata.
+    """
+    if not isinstance(alternatives, (list, tuple)) or not alternatives:
+        raise InvalidTypeError("filters['$or'] must be a non-empty list of filters")
+    branches: list[Where] = []
+    for n, alt in enumerate(alternatives):
+        if not isinstance(alt, Mapping) or not alt:
+            raise InvalidTypeError(f"filters['$or'][{n}] must be a non-empty filter dict")
+        reserved = sorted(
+            set(alt) & {"memory_type", "tags", "pinned", "created_after", "created_before", "$or"}
+        )
+        if reserved:
+            raise InvalidInputError(
+                f"filters['$or'][{n}] may only filter user metadata, not {reserved}"
+            )
+        clauses = [c for k, v in alt.items() for c in _filter_clause(k, v)]
+        branches.append(clauses[0] if len(clauses) == 1 else {"$and": clauses})
+    return branches[0] if len(branches) == 1 else {"$or": branches}
 
 
 def _check_operand(key: str, op: str, operand: Any) -> None:
