@@ -108,7 +108,7 @@ class AddJournal:
             raise storage_error("opening the add journal's mirror", self.mirror, exc) from exc
         try:
             self._ledger = Ledger(ledger_path(path))
-        except StoreError:
+        except StoreError:  # unreadable: the journal is not taken
             os.close(fd)
             os.close(copy)
             raise

@@ -11,8 +11,9 @@ deleted, look exactly like a journal that held less. So each writer also keeps a
 rewritten in place (one ``pwrite``) after each append is durable in both copies, and set to 0
 before the journal is emptied. It is not synced: after a power cut it can only be behind the
 journal (it is written after it), which hides a cut but never invents one; a killed process
-leaves it exact. Its owner holds it under an exclusive ``flock``, as it holds the journal, so
-a ledger whose lock can be taken belongs to a dead writer.
+leaves it exact. It holds no descriptor between writes (a store with many namespaces runs
+into the process's file limit soon enough); ownership is the journal's ``flock`` and the
+folder's lock.
 """
 
 from __future__ import annotations
@@ -23,12 +24,6 @@ import zlib
 from pathlib import Path
 
 from .disk import storage_error
-from .errors import StoreError
-
-try:  # POSIX only (as journals are)
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["LEDGER_SUFFIX", "Ledger", "ledger_path"]
 
@@ -63,37 +58,26 @@ def decode(data: bytes) -> int | None:
 
 
 class Ledger:
-    """One writer's ledger, locked while open.
+    """One writer's ledger.
 
     Args:
-        path: The file (created holding 0 if absent).
+        path: The file (written at the first :meth:`record`).
 
     Attributes:
-        found: What it recorded when opened: the memories its journal must hold (0 for a new
-            one), or ``None`` when it did not check out (a cut then goes unnoticed).
+        found: What it recorded when opened: the memories its journal must hold (0 for none),
+            or ``None`` when it did not check out (a cut then goes unnoticed).
 
     Raises:
-        StorageError: It cannot be opened.
-        StoreError: A live writer holds it.
+        StorageError: It exists and cannot be read.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            data = path.read_bytes()
+        except FileNotFoundError:
+            data = b""
         except OSError as exc:
-            raise storage_error("opening the add journal's ledger", path, exc) from exc
-        if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                raise StoreError(f"the ledger {path} is held by another live writer") from None
-        self._fd: int | None = fd
-        try:
-            data = os.pread(fd, SIZE + 1, 0)
-        except OSError as exc:
-            self.close()
             raise storage_error("reading the add journal's ledger", path, exc) from exc
         self.found: int | None = 0 if not data else decode(data)
 
@@ -103,17 +87,16 @@ class Ledger:
         Raises:
             OSError: The write failed.
         """
-        if self._fd is not None:
-            os.pwrite(self._fd, encode(memories), 0)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.pwrite(fd, encode(memories), 0)
+        finally:
+            os.close(fd)
 
     def close(self, *, delete: bool = False) -> None:
-        """Close the file (releasing the lock), deleting it first when ``delete``."""
-        if self._fd is None:
-            return
+        """Let go of it, deleting the file when ``delete``."""
         if delete:
             self.path.unlink(missing_ok=True)
-        os.close(self._fd)
-        self._fd = None
 
 
 def read_ledger(path: Path) -> int | None:
