@@ -162,6 +162,22 @@ def _complement(verb: Any) -> tuple[str, str]:
     return "", ""
 
 
+def _being(subject: str, owner: str, tokens: Sequence[Any], **extra: Any) -> Claim:
+    """The claim that ``subject`` is what ``tokens`` say (a label's value, a state)."""
+    words = [word(t) for t in tokens]
+    kind = _kind(tokens)
+    return Claim(
+        subject=subject,
+        predicate="be",
+        value=tuple(sorted(words)),
+        owner=owner,
+        complement=" ".join(words),
+        complement_kind=kind,
+        value_kind=kind,
+        **extra,
+    )
+
+
 def _kind(tokens: Sequence[Any]) -> str:
     """``number`` (a digit), ``name`` (a proper noun written with a capital, or in a text
     with none; or a capitalised word inside the sentence; not a day or month: "vegetarian on
@@ -285,18 +301,7 @@ def _labelled(sent: Any, speaker: str) -> list[Claim]:
     if not tokens:
         return []
     who, owner, _ = subject_phrase(root, speaker, frozenset(t.i for t in after))
-    words = [word(t) for t in tokens]
-    return [
-        Claim(
-            subject=who,
-            predicate="be",
-            value=tuple(sorted(words)),
-            owner=owner,
-            complement=" ".join(words),
-            complement_kind=_kind(tokens),
-            value_kind=_kind(tokens),
-        )
-    ]
+    return [_being(who, owner, tokens)]
 
 
 def _leads_in(verb: Any, tokens: Sequence[Any]) -> bool:
@@ -448,18 +453,7 @@ def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:
             person=False,
             roles=frozenset(),
         )
-    words = [word(t) for t in tokens]
-    return Claim(
-        subject=subject,
-        predicate="be",
-        value=tuple(sorted(words)),
-        owner=owner,
-        complement=" ".join(words),
-        complement_kind=_kind(tokens),
-        value_kind=_kind(tokens),
-        negated=claim.negated,
-        state=True,
-    )
+    return _being(subject, owner, tokens, negated=claim.negated, state=True)
 
 
 def _owned_thing(claim: Claim, thing: Any, speaker: str) -> tuple[str, str]:
