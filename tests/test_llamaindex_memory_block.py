@@ -24,7 +24,7 @@ from llama_index.core.storage.chat_store.base_db import MessageStatus
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 from pydantic import Field
 
-from cogmem import CognitiveMemory, InvalidInputError, InvalidTypeError, render
+from cogmem import CognitiveMemory, ExtractorError, InvalidInputError, InvalidTypeError, render
 from cogmem.testing import HashingEmbedder
 from llamaindex_cogmem import CognitiveMemoryBlock, UnsupportedFilterError, fact_extractor_from
 from tests.llamaindex_fixtures import NOW
@@ -536,3 +536,19 @@ def test_a_fact_extractor_keeps_facts_through_dedup(mem: CognitiveMemory) -> Non
     assert len(again) == 2 and vegetarian.stability > facts["The user is vegetarian."].stability
     with pytest.raises(InvalidTypeError, match="extractor"):
         CognitiveMemoryBlock(memory=mem, extractor="facts please")
+
+
+def test_a_failing_fact_extractor_is_a_named_error_and_stores_nothing(
+    mem: CognitiveMemory,
+) -> None:
+    class Broken(MockLLM):
+        @llm_completion_callback()
+        def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+            raise RuntimeError("rate limited")
+
+    block = CognitiveMemoryBlock(memory=mem, now=NOW, extractor=fact_extractor_from(Broken()))
+    with pytest.raises(ExtractorError, match="rate limited"):
+        asyncio.run(block.aput([ChatMessage(role=MessageRole.USER, content=FACT)]))
+    assert len(mem) == 0
+    with pytest.raises(InvalidInputError, match="conversation"):
+        fact_extractor_from(Broken(), prompt="Facts of {dialogue}:")
