@@ -45,6 +45,7 @@ from cogmem import (
     MemoryInput,
     MemoryNotFoundError,
     MemoryRecord,
+    Passages,
     SearchResult,
 )
 from cogmem.checks import check_int, check_memory_type
@@ -60,6 +61,7 @@ from .store_items import (
     index_paths,
     item_metadata,
     item_of,
+    item_passages,
     prepared_value,
 )
 from .store_keys import (
@@ -127,13 +129,13 @@ class CognitiveMemoryStore(BaseStore):
         memory: The cogmem memory to keep items in (it may hold other namespaces too).
         fields: Default index paths (LangGraph syntax: ``"$"`` the whole value as JSON,
             ``"text"``, ``"a.b"``, ``"items[*].text"``, ...); the memory's text is what they
-            select, joined by newlines. Default ``["$"]``.
+            select, joined by newlines, and a query scores an item by the text nearest in
+            meaning, each embedded apart (as LangGraph's stores do). Default ``["$"]``.
         index: A LangGraph ``IndexConfig``, as every LangGraph store takes it: its ``fields``
             are the index paths (instead of ``fields``); ``dims`` must be the memory's
             embedder's width; ``embed``, when given, must be the memory's embedder (the
             memory embeds: ``CognitiveMemory(embedder=...)``). ``index_config`` says what the
-            store indexes with, given or not (each item is one memory with one vector: its
-            paths are joined, not embedded each apart, as LangGraph's stores do).
+            store indexes with, given or not.
         memory_type: cogmem type of stored items (default ``semantic``: facts and profiles).
         importance: cogmem importance of stored items in [0, 1] (default: the memory's).
         reinforce: Whether searches with a query reinforce the items they return (default:
@@ -202,6 +204,7 @@ class CognitiveMemoryStore(BaseStore):
             "embed": memory.embedder,
             "fields": list(self.fields),
         }
+        self._passages = Passages(memory.embedder, item_passages)
         self.memory_type = memory_type
         self.importance = importance
         self.reinforce = reinforce
@@ -333,10 +336,10 @@ class CognitiveMemoryStore(BaseStore):
             raise InvalidNamespaceError("a put needs a non-empty namespace")
         name = self._namespace(namespace)
         if op.value is None:
-            return ItemWrite(namespace, name, str(op.key), None, "", False)
-        value, text, indexed = prepared_value(str(op.key), op.value, op.index, self.fields)
+            return ItemWrite(namespace, name, str(op.key), None, (), False)
+        value, texts, indexed = prepared_value(str(op.key), op.value, op.index, self.fields)
         ttl = check_ttl(op.ttl)
-        return ItemWrite(namespace, name, str(op.key), value, text, indexed, ttl)
+        return ItemWrite(namespace, name, str(op.key), value, texts, indexed, ttl)
 
     def _write(self, write: ItemWrite) -> None:
         namespace, name, key, value = write.namespace, write.name, write.key, write.value
@@ -514,6 +517,7 @@ class CognitiveMemoryStore(BaseStore):
                     now=moment,
                     reinforce=self.reinforce if single else False,
                     namespace=name,
+                    passages=self._passages,
                 ),
             )
             for result in results:

@@ -7,6 +7,9 @@ nothing lives outside Chroma:
   the whole value as JSON, as LangGraph does); ``put(..., index=[...])`` overrides the paths
   for one item and ``index=False`` stores it unindexed (found by ``get`` and filter-only
   ``search``, and after the scored items of a query search);
+* an item indexed by several texts (several paths, or a path selecting several) keeps them
+  in ``lg.passages``, and a query scores it by the one nearest in meaning
+  (:class:`cogmem.Passages`), as LangGraph's stores embed each path apart;
 * ``lg.value`` holds the value as JSON, ``lg.key`` the key, ``lg.created_at`` when the key
   was first written (the memory's own ``created_at`` is when this version was written: the
   item's ``updated_at``), ``lg.ttl`` its TTL in minutes; top-level scalar fields are copied to
@@ -39,6 +42,7 @@ from .store_ttl import TTL_KEY
 __all__ = [
     "CREATED",
     "KEY",
+    "PASSAGES",
     "UNINDEXED",
     "VALUE",
     "CognitiveSearchItem",
@@ -47,6 +51,7 @@ __all__ = [
     "index_paths",
     "item_metadata",
     "item_of",
+    "item_passages",
     "item_text",
     "prepared_value",
 ]
@@ -55,6 +60,7 @@ KEY = "lg.key"
 VALUE = "lg.value"
 CREATED = "lg.created_at"
 UNINDEXED = "lg.unindexed"
+PASSAGES = "lg.passages"
 
 
 class CognitiveSearchItem(SearchItem):
@@ -87,16 +93,21 @@ class CognitiveSearchItem(SearchItem):
 
 @dataclass(frozen=True)
 class ItemWrite:
-    """A checked put: the value to store (``None``: delete), its text, whether it is indexed
-    and its TTL in minutes."""
+    """A checked put: the value to store (``None``: delete), the texts its index paths
+    select (each a passage of the memory), whether it is indexed and its TTL in minutes."""
 
     namespace: tuple[str, ...]
     name: str
     key: str
     value: dict[str, Any] | None
-    text: str
+    texts: tuple[str, ...]
     indexed: bool
     ttl: float | None = None
+
+    @property
+    def text(self) -> str:
+        """The memory's text: its passages, one per line."""
+        return "\n".join(self.texts)
 
 
 def _from_epoch(seconds: Any, fallback: datetime) -> datetime:
@@ -154,6 +165,8 @@ def item_metadata(write: ItemWrite, created: datetime) -> dict[str, Any]:
     }
     if not write.indexed:
         metadata[UNINDEXED] = True
+    elif len(write.texts) > 1:
+        metadata[PASSAGES] = json.dumps(write.texts, ensure_ascii=False)
     if write.ttl is not None:
         metadata[TTL_KEY] = write.ttl
     for field, scalar in write.value.items():
@@ -166,8 +179,9 @@ def item_metadata(write: ItemWrite, created: datetime) -> dict[str, Any]:
 
 def prepared_value(
     key: str, value: object, index: object, fields: Sequence[str]
-) -> tuple[dict[str, Any], str, bool]:
-    """The value (as JSON round-trips it), the memory text, and whether it is indexed.
+) -> tuple[dict[str, Any], tuple[str, ...], bool]:
+    """The value (as JSON round-trips it), the texts at its index paths (the whole value as
+    JSON when it is not indexed), and whether it is indexed.
 
     Raises:
         InvalidTypeError / InvalidInputError: Not a dict of str keys, not JSON, bad paths.
@@ -186,15 +200,28 @@ def prepared_value(
         ) from exc
     decoded = cast(dict[str, Any], json.loads(encoded))
     if index is False:
-        return decoded, encoded, False
+        return decoded, (encoded,), False
     paths = fields if index is None else check_paths(index, "index")
     texts: list[str] = []
     for path in paths:
         texts.extend(get_text_at_path(decoded, path if path == "$" else tokenize_path(path)))
-    text = "\n".join(t for t in texts if t.strip())
-    if not text:  # nothing at the indexed paths: keep the item, unsearchable by query
-        return decoded, encoded, False
-    return decoded, text, True
+    kept = tuple(t for t in texts if t.strip())
+    if not kept:  # nothing at the indexed paths: keep the item, unsearchable by query
+        return decoded, (encoded,), False
+    return decoded, kept, True
+
+
+def item_passages(record: MemoryRecord) -> list[str]:
+    """The texts an item was indexed by, each embedded apart when a search scores it
+    (:class:`cogmem.Passages`); none for an item of one text, or a memory not of the store."""
+    raw = record.metadata.get(PASSAGES)
+    try:
+        texts = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        return []
+    if not isinstance(texts, list):
+        return []
+    return [t for t in texts if isinstance(t, str) and t.strip()]
 
 
 def _as_json(value: object) -> str:

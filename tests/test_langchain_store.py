@@ -44,6 +44,7 @@ from cogmem import (
     EmbedderError,
     InvalidInputError,
     InvalidTypeError,
+    Passages,
 )
 from cogmem.testing import HashingEmbedder
 from langchain_cogmem import (
@@ -538,6 +539,55 @@ def test_embed_with_path_operation_config(memory: CognitiveMemory, clock: Tickin
     assert store.get(("test",), "doc6") is not None
     jjj = store.search(("test",), query="jjj")
     assert [(r.key, r.score) for r in jjj if r.score is None] == [("doc5", None), ("doc6", None)]
+
+
+class CountingEmbedder(HashingEmbedder):
+    """A HashingEmbedder that counts the texts it embeds as documents."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.documents = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents += len(texts)
+        return super().embed_documents(texts)
+
+
+def test_each_index_path_is_embedded_apart_and_the_best_counts(clock: TickingClock) -> None:
+    # LangGraph's test_embed_with_path: an item is as near a query as its nearest path. Joined
+    # into one vector, doc2's three paths would give "xxx" a cosine of 1/sqrt(3).
+    embedder = CountingEmbedder()
+    memory = CognitiveMemory(embedder=embedder)
+    store = CognitiveMemoryStore(memory, fields=["key0", "key1", "key3"], mode="dense", now=clock)
+    store.put(("test",), "doc1", {"key1": "xxx", "key2": "yyy", "key3": "zzz"})
+    store.put(("test",), "doc2", {"key0": "uuu", "key1": "vvv", "key2": "www", "key3": "xxx"})
+    store.put(("test",), "doc3", {"key0": "xxx"})  # one path: its own vector
+    found = store.search(("test",), query="xxx")
+    cosines = {r.key: r.explanation["cosine"] for r in found if isinstance(r, CognitiveSearchItem)}
+    assert cosines == pytest.approx({"doc1": 1.0, "doc2": 1.0, "doc3": 1.0}, abs=1e-5)
+    assert memory.get("doc2", namespace=store._namespace(("test",))).text == "uuu\nvvv\nxxx"
+    # The passages' vectors are kept: a second search embeds nothing again.
+    embedded = embedder.documents
+    store.search(("test",), query="xxx")
+    assert embedder.documents == embedded
+    www = store.search(("test",), query="www")  # key2 is not indexed
+    assert all(r.explanation["cosine"] < 0.5 for r in www if isinstance(r, CognitiveSearchItem))
+
+
+def test_passages_are_checked() -> None:
+    with pytest.raises(InvalidTypeError, match="texts_of"):
+        Passages(HashingEmbedder(), "lg.passages")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="size"):
+        Passages(HashingEmbedder(), lambda r: [], size=0)
+    memory = CognitiveMemory(embedder=HashingEmbedder())
+    memory.add("a b", now=T0)
+    with pytest.raises(InvalidTypeError, match="passages"):
+        memory.search("a", passages=lambda r: [], now=T0)  # type: ignore[arg-type]
+    # The cache keeps at most ``size`` vectors, the least recently used going first.
+    passages = Passages(HashingEmbedder(), lambda r: [], size=2)
+    passages.vectors(["one", "two"])
+    passages.vectors(["one", "three"])
+    assert list(passages._cache) == ["one", "three"]
 
 
 def test_non_ascii(store: CognitiveMemoryStore) -> None:

@@ -40,6 +40,7 @@ from .errors import (
 from .intake import MemoryFields, MemoryInput
 from .memory import CognitiveMemory
 from .packing import render
+from .passages import Passages
 from .records import Explanation, MemoryRecord, SearchResult, WriteOutcome
 from .retention import half_life_days, reinforce, retention
 from .scoring import retention_score
@@ -72,6 +73,7 @@ __all__ = [
     "MemoryRecord",
     "MiniLMEmbedder",
     "ModelNotFoundError",
+    "Passages",
     "ReadOnlyError",
     "SearchResult",
     "SearchResults",

@@ -40,6 +40,7 @@ from .handle import MemoryHandle
 from .history import version_chain
 from .intake import MemoryFields, MemoryInput, restorable, writable
 from .maintenance import ConflictDetector
+from .passages import Passages
 from .recall import Query, recall, reinforcement
 from .records import MemoryRecord, SearchResult, WriteOutcome
 from .retention import reinforce as reinforce_memory
@@ -531,6 +532,7 @@ class CognitiveMemory(MemoryHandle):
         session_id: str | None = None,
         min_score: float | None = None,
         diversity: bool = False,
+        passages: Passages | None = None,
     ) -> list[SearchResult]:
         """Recall the memories that best answer ``query`` now (the pipeline:
         :mod:`cogmem.recall`).
@@ -549,6 +551,8 @@ class CognitiveMemory(MemoryHandle):
             session_id: Recorded on reinforced memories (spaced recall across sessions).
             min_score: Drop results scoring below this (default ``config.min_score``).
             diversity: Order by maximal marginal relevance before packing (aggregation queries).
+            passages: Score a memory of several passages by its best one
+                (:class:`cogmem.Passages`; LangGraph's index paths).
 
         Returns:
             Results best first, each with ``.memory``, ``.score`` and ``.explanation``.
@@ -574,6 +578,7 @@ class CognitiveMemory(MemoryHandle):
             embed=lambda text: embed_query_vector(self.embedder, text),
             stages=self.stages,
             embed_document=lambda text: embed_texts(self.embedder, [text])[0],
+            passages=passages,
         )
         with self._lock:
             found = self._spaces.get(namespace)

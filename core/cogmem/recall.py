@@ -35,6 +35,7 @@ from .filters import Where, build_where, compile_filters
 from .lines import has_speaker
 from .namespace import Namespace
 from .packing import TokenCounter, mmr_order, pack
+from .passages import Passages, rescored
 from .records import SUMMARY_KEY, MemoryRecord, SearchResult
 from .retention import reinforce
 from .scoring import Candidate, fuse, score_candidates
@@ -106,6 +107,7 @@ class Query:
         variants: The query's expansions and HyDE text, each searched as a list of its own
             (:mod:`cogmem.stages`); empty when those stages are off.
         rerank: The reranker of the most relevant memories, or ``None``.
+        passages: Scores a memory of several passages by its best (:mod:`cogmem.passages`).
     """
 
     text: str
@@ -121,6 +123,7 @@ class Query:
     allowed: Callable[[MemoryRecord], bool]
     variants: tuple[Variant, ...] = ()
     rerank: Rerank | None = None
+    passages: Passages | None = None
 
     @classmethod
     def checked(
@@ -139,6 +142,7 @@ class Query:
         embed: Callable[[str], FloatArray],
         stages: Stages | None = None,
         embed_document: Callable[[str], FloatArray] | None = None,
+        passages: Passages | None = None,
     ) -> Query:
         """A search's arguments checked (``None``: the config's default), and its cue embedded
         with ``embed`` (last, once everything else checked out); then the ``stages`` that
@@ -150,6 +154,10 @@ class Query:
             StageError: A stage failed.
         """
         cue = check_text(text, "query")
+        if passages is not None and not isinstance(passages, Passages):
+            raise InvalidTypeError(
+                f"passages must be a cogmem.Passages, got {type(passages).__name__}"
+            )
         search_mode = config.mode if mode is None else mode
         if search_mode not in _MODES:
             raise InvalidInputError(f"mode must be one of {', '.join(_MODES)}; got {search_mode!r}")
@@ -194,6 +202,7 @@ class Query:
             allowed,
             tuple(variants),
             stages.rerank,
+            passages,
         )
 
 
@@ -312,6 +321,10 @@ def candidates(
             bm25.update(namespace.bm25_scores(tokens, missing))
     lexical_only = {i: vectors[i] for i in keep if i not in cosine and i in vectors}
     cosine.update(_cosines(query.vector, lexical_only))
+    if query.passages is not None:
+        cosine, dense_rank = rescored(
+            query.vector, query.passages, chosen.values(), cosine, dense_rank
+        )
     return [
         Candidate(
             memory=chosen[i],
