@@ -11,6 +11,8 @@ token budget.
 from __future__ import annotations
 
 import asyncio
+import logging
+import threading
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -23,6 +25,7 @@ from llama_index.core.utils import get_tokenizer
 from pydantic import InstanceOf
 
 from cogmem import (
+    CogmemError,
     CognitiveMemory,
     InvalidInputError,
     InvalidTypeError,
@@ -37,6 +40,8 @@ from ._convert import check_now, current_time
 from .filters import to_cogmem_filters
 
 __all__ = ["CognitiveMemoryBlock"]
+
+logger = logging.getLogger(__name__)
 
 ROLE_KEY = "role"
 SESSION_KEY = "session_id"
@@ -86,6 +91,11 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     the facts it returns instead, as ``fact_type`` memories through write-time dedup: a
     restatement reinforces what is known, a change is stored as the newer version of what it
     changes.
+
+    A flush whose write fails (a full disk, Chroma, the extractor) raises its ``CogmemError``
+    out of ``Memory.aput`` and leaves nothing stored. ``Memory`` has archived those messages
+    already and will not pass them again, so the block keeps them (:meth:`pending`, in RAM)
+    and writes them with the next flush, each turn at the time of its own flush.
 
     Recall spans every session of ``namespace`` (``session_only=False``, the default): a
     long-term memory is kept to be recalled in later conversations, and ``namespace`` is what
@@ -172,6 +182,8 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
 
     _cogmem_filters: dict[str, Any] = PrivateAttr(default_factory=dict)
     _reinforced_turn: tuple[str | None, str] | None = PrivateAttr(default=None)
+    _pending: list[tuple[datetime, list[ChatMessage]]] = PrivateAttr(default_factory=list)
+    _writing: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
@@ -272,20 +284,48 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
 
     # ------------------------------------------------------------------ writing
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        """Store flushed messages as memories (one write for the whole flush)."""
+        """Store flushed messages as memories (one write for the whole flush, with any
+        flush still pending)."""
         await asyncio.to_thread(self._store, list(messages))
 
+    def pending(self) -> list[ChatMessage]:
+        """The messages of flushes whose write failed, oldest first: the next flush writes
+        them with its own (``Memory`` has archived them already and passes them once)."""
+        with self._writing:
+            return [m for _, flush in self._pending for m in flush]
+
     def _store(self, messages: list[ChatMessage]) -> None:
-        moment = current_time(self.now)
-        if self.extractor is not None:
-            self._store_facts(messages, moment)
-            return
-        turns: list[tuple[str, str | None, list[str]]] = []  # (first role, session, lines)
         for position, message in enumerate(messages):
             if not isinstance(message, ChatMessage):
                 raise InvalidTypeError(
                     f"messages[{position}] must be a ChatMessage, got {type(message).__name__}"
                 )
+        moment = current_time(self.now)
+        with self._writing:
+            flushes = [*self._pending, (moment, messages)]
+            try:
+                if self.extractor is not None:
+                    self._store_facts(flushes, moment)
+                else:
+                    self._store_turns(flushes, moment)
+            except CogmemError as exc:  # a full disk, Chroma, the extractor: kept, retried
+                self._pending = flushes
+                count = sum(len(flush) for _, flush in flushes)
+                logger.warning("%d flushed message(s) kept for the next flush: %s", count, exc)
+                raise
+            self._pending = []
+
+    def _store_turns(
+        self, flushes: list[tuple[datetime, list[ChatMessage]]], now: datetime
+    ) -> None:
+        items = [item for moment, messages in flushes for item in self._turns(messages, moment)]
+        if items:
+            self.memory.add_many(items, now=now)
+
+    def _turns(self, messages: list[ChatMessage], moment: datetime) -> list[MemoryInput]:
+        """One memory per turn of a flush: a user's message and what follows it."""
+        turns: list[tuple[str, str | None, list[str]]] = []  # (first role, session, lines)
+        for message in messages:
             role, text = _role(message), _message_text(message)
             if role not in self.roles or not text:
                 continue
@@ -309,26 +349,29 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
                     metadata=metadata,
                 )
             )
-        if items:
-            self.memory.add_many(items, now=moment)
+        return items
 
-    def _store_facts(self, messages: list[ChatMessage], moment: datetime) -> None:
-        """Keep what the extractor finds in a flush, as facts through write-time dedup."""
-        facts = check_texts(list(self.extractor(list(messages))), "the extractor's facts")
-        session = _first_session(messages) or self.session_id
-        items = [
-            MemoryInput(
-                text=fact,
-                memory_type=self.fact_type,
-                importance=self.importance,
-                namespace=self.namespace,
-                session_id=session,
-            )
-            for fact in facts
-            if fact.strip()
-        ]
+    def _store_facts(
+        self, flushes: list[tuple[datetime, list[ChatMessage]]], now: datetime
+    ) -> None:
+        """Keep what the extractor finds in each flush, as facts through write-time dedup."""
+        items = []
+        for _, messages in flushes:
+            facts = check_texts(list(self.extractor(list(messages))), "the extractor's facts")
+            session = _first_session(messages) or self.session_id
+            items += [
+                MemoryInput(
+                    text=fact,
+                    memory_type=self.fact_type,
+                    importance=self.importance,
+                    namespace=self.namespace,
+                    session_id=session,
+                )
+                for fact in facts
+                if fact.strip()
+            ]
         if items:
-            self.memory.write_many(items, now=moment)
+            self.memory.write_many(items, now=now)
 
 
 def _first_session(messages: list[ChatMessage]) -> str | None:

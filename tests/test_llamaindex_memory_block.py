@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,9 +25,19 @@ from llama_index.core.storage.chat_store.base_db import MessageStatus
 from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
 from pydantic import Field
 
-from cogmem import CognitiveMemory, ExtractorError, InvalidInputError, InvalidTypeError, render
+from cogmem import (
+    CognitiveMemory,
+    CognitiveMemoryConfig,
+    DiskFullError,
+    ExtractorError,
+    InvalidInputError,
+    InvalidTypeError,
+    render,
+)
 from cogmem.testing import HashingEmbedder
 from llamaindex_cogmem import CognitiveMemoryBlock, UnsupportedFilterError, fact_extractor_from
+from tests.faults import fill as fill_disk
+from tests.faults import small_disk
 from tests.llamaindex_fixtures import NOW
 
 FACT = "My sister Clara lives in Lisbon and teaches piano."
@@ -552,3 +563,39 @@ def test_a_failing_fact_extractor_is_a_named_error_and_stores_nothing(
     assert len(mem) == 0
     with pytest.raises(InvalidInputError, match="conversation"):
         fact_extractor_from(Broken(), prompt="Facts of {dialogue}:")
+
+
+def test_a_flush_whose_write_fails_is_kept_and_written_with_the_next(tmp_path: Path) -> None:
+    """LlamaIndex's Memory archives flushed messages before the blocks' aput and never passes
+    them again: before, a flush refused for a full disk was lost to the block for good."""
+    clock = {"now": NOW}
+    with small_disk(tmp_path, 32) as disk:
+        mem = CognitiveMemory(
+            path=disk.path / "store",
+            embedder=HashingEmbedder(),
+            config=CognitiveMemoryConfig(disk_reserve_mb=16.0),
+        )
+        block = CognitiveMemoryBlock(memory=mem, namespace="ana", now=lambda: clock["now"])
+        memory = small_memory([block])
+        filler = fill_disk(disk, leave_bytes=8 * 2**20)
+        said = [FACT, *SMALL_TALK]
+        sent = 0
+        with pytest.raises(DiskFullError):
+            for text in said:  # the first flush fails, and Memory.put with it
+                sent += 1
+                memory.put(ChatMessage(role=MessageRole.USER, content=text))
+                clock["now"] += timedelta(hours=1)
+        assert len(mem) == 0
+        waiting = [m.content for m in block.pending()]
+        assert waiting and waiting[0] == FACT
+        archived = [m.content for m in memory.get_all(status=MessageStatus.ARCHIVED)]
+        assert archived == waiting  # Memory will not pass them again
+        filler.unlink()
+        for text in [*said[sent:], *(f"Small talk {n}." for n in range(6))]:
+            memory.put(ChatMessage(role=MessageRole.USER, content=text))
+            clock["now"] += timedelta(hours=1)
+        assert block.pending() == []
+        stored = sorted(mem.memories(namespace="ana"), key=lambda r: r.created_at)
+        assert f"user: {FACT}" == stored[0].text
+        assert stored[0].created_at < stored[-1].created_at  # at the time of its own flush
+        mem.close()
