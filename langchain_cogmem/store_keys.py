@@ -262,7 +262,8 @@ def pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
     the number its str holds (``n.<field>``). The core never leaves out an item
     :func:`matches_filter` passes, so pushing them down never changes the answer; everything
     is still checked on the decoded values afterwards. (An item whose field is no number is
-    left out by a pushed range, where InMemoryStore would raise.)
+    left out by a pushed range, where InMemoryStore would raise.) A range bound of inf or
+    nan, which Chroma refuses, is checked afterwards only.
     """
     pushed: dict[str, Any] = {}
     exact = True
@@ -286,10 +287,10 @@ def pushdown(filter: Mapping[str, Any] | None) -> tuple[dict[str, Any], bool]:
             for op, operand in condition.items()
             if op in ("$eq", "$ne") and pushable(operand) is not None
         }
-        ranges = {
-            op: as_number(operand, f"filter {op}")
+        ranges = {  # inf and nan bounds are compared here only: Chroma takes finite numbers
+            op: bound
             for op, operand in condition.items()
-            if op in _RANGE_OPS
+            if op in _RANGE_OPS and math.isfinite(bound := as_number(operand, f"filter {op}"))
         }
         if len(equal) + len(ranges) != len(condition):
             exact = False
