@@ -569,12 +569,13 @@ def test_a_flush_whose_write_fails_is_kept_and_written_with_the_next(tmp_path: P
     """LlamaIndex's Memory archives flushed messages before the blocks' aput and never passes
     them again: before, a flush refused for a full disk was lost to the block for good."""
     clock = {"now": NOW}
-    with small_disk(tmp_path, 32) as disk:
-        mem = CognitiveMemory(
-            path=disk.path / "store",
-            embedder=HashingEmbedder(),
-            config=CognitiveMemoryConfig(disk_reserve_mb=16.0),
-        )
+    reserve = CognitiveMemoryConfig(disk_reserve_mb=16.0)
+    with (
+        small_disk(tmp_path, 32) as disk,
+        CognitiveMemory(
+            path=disk.path / "store", embedder=HashingEmbedder(), config=reserve
+        ) as mem,
+    ):
         block = CognitiveMemoryBlock(memory=mem, namespace="ana", now=lambda: clock["now"])
         memory = small_memory([block])
         filler = fill_disk(disk, leave_bytes=8 * 2**20)
@@ -595,7 +596,7 @@ def test_a_flush_whose_write_fails_is_kept_and_written_with_the_next(tmp_path: P
             memory.put(ChatMessage(role=MessageRole.USER, content=text))
             clock["now"] += timedelta(hours=1)
         assert block.pending() == []
-        stored = sorted(mem.memories(namespace="ana"), key=lambda r: r.created_at)
-        assert f"user: {FACT}" == stored[0].text
-        assert stored[0].created_at < stored[-1].created_at  # at the time of its own flush
-        mem.close()
+        stored = {r.text: r for r in mem.memories(namespace="ana")}
+        first = stored[f"user: {FACT}"]
+        assert first.created_at == min(r.created_at for r in stored.values())
+        assert first.created_at < max(r.created_at for r in stored.values())  # its own flush's
