@@ -74,6 +74,23 @@ def _role(message: ChatMessage) -> str:
     return str(getattr(role, "value", role))
 
 
+class _FlushLock:
+    """A lock a copy of the block does not share: a deep copy is a new lock (LlamaIndex and
+    pydantic deep-copy components; ``threading.Lock`` itself cannot be copied)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _FlushLock:
+        return _FlushLock()
+
+
 class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     """A LlamaIndex memory block backed by cogmem: recall what matters, not what is recent.
 
@@ -183,7 +200,7 @@ class CognitiveMemoryBlock(BaseMemoryBlock[str]):
     _cogmem_filters: dict[str, Any] = PrivateAttr(default_factory=dict)
     _reinforced_turn: tuple[str | None, str] | None = PrivateAttr(default=None)
     _pending: list[tuple[datetime, list[ChatMessage]]] = PrivateAttr(default_factory=list)
-    _writing: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _writing: _FlushLock = PrivateAttr(default_factory=lambda: _FlushLock())
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)

@@ -21,3 +21,8 @@ def store(memory: CognitiveMemory, name: str = "default", *, flush: bool = True)
     if flush:
         found.write_held()
     return found.store
+
+
+def open_namespaces(memory: CognitiveMemory) -> list[str]:
+    """The namespaces the memory holds open, least recently used first."""
+    return list(memory._spaces._open)

@@ -8,6 +8,7 @@ by cogmem (``created_by`` metadata) with cosine distance. Nothing here keeps sta
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "base_collections",
     "collection_name",
     "digest",
+    "drop_collection",
     "ephemeral_client",
     "http_client",
     "list_namespaces",
@@ -28,6 +30,8 @@ __all__ = [
     "open_collection",
     "space_of",
 ]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_NAMESPACE = "default"
 
@@ -70,6 +74,15 @@ def list_namespaces(client: Any, base: str) -> list[str]:
     except Exception as exc:
         raise chroma_error("Chroma list_collections", exc, client) from exc
     return sorted(found)
+
+
+def drop_collection(client: Any, name: str) -> None:
+    """Delete collection ``name`` (an in-process store's, nothing else can reach); one
+    already gone is nothing to free."""
+    try:
+        client.delete_collection(name)
+    except Exception as exc:
+        log.debug("could not drop %s: %s", name, exc)
 
 
 def make_client(path: str | Path | None) -> Any:

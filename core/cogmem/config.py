@@ -87,6 +87,11 @@ class CognitiveMemoryConfig:
     # Groups are written when full, when older than sync_interval_seconds (folder stores), and
     # before anything else reads or changes Chroma. client= stores always write at once.
     add_flush_size: int = 64
+    # At most this many namespaces are kept open (their index in RAM, their journal and vector
+    # files open); after a call, the least recently used beyond it are written out and closed,
+    # and opened again from their saved index when next used. Bounds RAM and file descriptors
+    # for stores with many users (one namespace each).
+    open_namespaces: int = 32
     # A folder store refuses a write (DiskFullError, nothing written) that would leave less than
     # this much disk free: Chroma's embedded store does not survive a full disk (cogmem.disk).
     disk_reserve_mb: float = 64.0
@@ -286,6 +291,7 @@ class CognitiveMemoryConfig:
         _integer(self, "version_candidates", low=1)
         _integer(self, "reinforcement_flush_size", low=1)
         _integer(self, "add_flush_size", low=0)
+        _integer(self, "open_namespaces", low=1)
         if self.sync_interval_seconds is not None:
             _number(self, "sync_interval_seconds", low=0.0)
         _integer(self, "context_span", low=0)

@@ -5,9 +5,11 @@ Chroma client, the folder lock, the namespaces) and how it lets go of it, the wa
 
 from __future__ import annotations
 
+import inspect
 import logging
 import threading
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -28,7 +30,7 @@ from .recovery import refuse_lost_chroma
 from .stages import Stages
 from .versions import Versions
 
-__all__ = ["MemoryHandle"]
+__all__ = ["CallLock", "MemoryHandle"]
 
 log = logging.getLogger("cogmem")
 
@@ -37,6 +39,36 @@ def _versions(embedder: Embedder) -> Versions:
     """The version logic over ``embedder`` (holding the embedder, never the handle: a handle
     dropped without close must be freed at once, and its folder lock with it)."""
     return Versions(shared_reader(), Phrases(lambda texts: embed_texts(embedder, texts)))
+
+
+class CallLock:
+    """The memory's re-entrant lock, which runs ``after`` (still holding it) when its
+    outermost holder lets go: between two calls, never inside one. The memory closes the
+    namespaces it no longer needs there (:meth:`cogmem.namespaces.Namespaces.trim`).
+
+    Use it as ``threading.RLock``: ``with lock: ...``.
+    """
+
+    def __init__(self, after: Callable[[], None]) -> None:
+        self._lock = threading.RLock()
+        self._depth = 0
+        # A bound method held weakly: the lock must not keep its memory alive (a memory
+        # dropped without close() is freed at once, and its folder lock with it).
+        self._after = weakref.WeakMethod(after) if inspect.ismethod(after) else lambda: after
+
+    def __enter__(self) -> Self:
+        self._lock.acquire()
+        self._depth += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            after = self._after()
+            if self._depth == 1 and after is not None:
+                after()
+        finally:
+            self._depth -= 1
+            self._lock.release()
 
 
 class _Held:
@@ -125,7 +157,7 @@ class MemoryHandle:
         self._count_tokens: TokenCounter = (
             tiktoken_counter() if self.config.token_counter == "tiktoken" else char_token_count
         )
-        self._lock = threading.RLock()
+        self._lock = CallLock(self._between_calls)
         self._closed = True  # until the store is open
         held = _Held(None if path is None else lock_folder(Path(path), read_only))
         try:
@@ -157,6 +189,11 @@ class MemoryHandle:
         # its journals before its folder lock, so the next opener replays what it held.
         self._finalizer = weakref.finalize(self, held.let_go)
         self._closed = False
+
+    def _between_calls(self) -> None:
+        spaces = getattr(self, "_spaces", None)  # None while the store is being opened
+        if spaces is not None:
+            spaces.trim()
 
     # ------------------------------------------------------------------ lifecycle
     def close(self) -> None:

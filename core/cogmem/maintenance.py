@@ -113,6 +113,7 @@ def consolidate(
     if dry_run or not summaries:
         return done
     with lock:
+        found = spaces.require(namespace)  # again: it may have been closed since
         new = [s.record for s in summaries if s.record.id not in found]
         if new:
             spaces.store_new(new, embed_texts(embedder, [r.text for r in new]))
@@ -157,20 +158,22 @@ def maintain(
     if detector is not None and found is not None:
 
         def text_of(memory_id: str) -> str:
-            with lock:
-                record = found.synced(offline=True).records.get(memory_id)
+            with lock:  # the namespace again: it may have been closed since (Namespaces.trim)
+                record = spaces.require(namespace).synced(offline=True).records.get(memory_id)
             if record is None:
                 raise MemoryNotFoundError(f"no memory with id {memory_id!r} in {namespace!r}")
             return record.text
 
         verdicts = judge(pairs, detector, text_of)
         with lock:
+            found = spaces.require(namespace)
             found.judged.update(verdicts.judged)  # not asked again by this memory
             for a, b in verdicts.contradicting:
                 found.update(contradictions(found.records.get(a), found.records.get(b)))
     decayed: list[MemoryRecord] = []
     if found is not None:
         with lock:
+            found = spaces.require(namespace)
             decayed = decayed_links(found, now, config)
             if decayed:
                 found.remember(decayed)

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import recovery
 from .catchup import catch_up
+from .clients import drop_collection
 from .config import CognitiveMemoryConfig
 from .disk import add_bytes
 from .errors import CogmemConnectionError, DimensionMismatchError, ReadOnlyError, StoreError
@@ -40,6 +41,7 @@ from .held import AddJournal, HeldAdds, journal_path
 from .index import NamespaceIndex
 from .lexical import BM25Index, Tokenizer
 from .records import MemoryRecord
+from .scan import EXACT_SCAN, ExactScan, top_k, unit_rows
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
 
@@ -88,11 +90,6 @@ class StoreContext:
             )
 
 
-#: A filter that allows at most this many memories is searched by an exact scan of their
-#: vectors (:meth:`Namespace.nearest_where`).
-EXACT_SCAN = 2_000
-
-
 class Namespace:
     """One namespace's collection, derived index, held adds, recalls and generation.
 
@@ -115,6 +112,7 @@ class Namespace:
         self._synced_at: int | None = None  # when the last catch-up began (ns)
         self._recalls: dict[str, MemoryRecord] = {}  # reinforcements not written yet
         self._held: HeldAdds | None = None
+        self._scan = ExactScan()
         self._width: int | None = None
         #: Pairs (a, b) a conflict detector has judged here (see cogmem.maintenance).
         self.judged: set[tuple[str, str]] = set()
@@ -192,7 +190,11 @@ class Namespace:
 
     def nearest(self, vectors: FloatArray, k: int) -> list[list[tuple[str, float]]]:
         """For each row of ``vectors``, the ``k`` nearest memories as ``(id, cosine)``, nearest
-        first: Chroma's ANN results merged with an exact scan of the held adds."""
+        first: in a namespace of at most ``EXACT_SCAN`` memories an exact scan of them all
+        (:mod:`cogmem.scan`), else Chroma's ANN results merged with an exact scan of the held
+        adds."""
+        if len(self.index) <= EXACT_SCAN:
+            return self._scan.nearest(self.index, self.vectors, vectors, k)
         held = self._held
         in_chroma = min(k, len(self.index) - (len(held) if held else 0))
         found = (
@@ -222,11 +224,7 @@ class Namespace:
         if not found:
             return []
         ids = list(found)
-        matrix = np.stack([found[i] for i in ids]).astype(np.float32)
-        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(vector))
-        sims = (matrix @ np.asarray(vector, dtype=np.float32)) / np.where(norms > 0, norms, 1.0)
-        order = sorted(range(len(ids)), key=lambda n: (-float(sims[n]), ids[n]))[:k]
-        return [(ids[n], float(sims[n])) for n in order]
+        return top_k(ids, unit_rows(np.stack([found[i] for i in ids])), vector, k)[0]
 
     def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
         """The embeddings of ``ids``: from the index's vector file, the held adds, and Chroma
@@ -442,15 +440,13 @@ class Namespace:
             else:
                 self._held.journal.release()
         self._held = None
+        self._scan.forget()
         if self._index is not None:
             self._index.close()
 
     def drop(self) -> None:
         """Delete the collection (an in-process store nothing else can reach)."""
-        try:
-            self._ctx.client.delete_collection(self._store.collection.name)
-        except Exception as exc:  # already gone; nothing to free
-            log.debug("could not drop %s: %s", self._store.collection.name, exc)
+        drop_collection(self._ctx.client, self._store.collection.name)
 
     # ------------------------------------------------------------------ internals
     def _chroma(self) -> ChromaStore:

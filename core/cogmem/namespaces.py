@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,13 +22,20 @@ from .clients import (
     base_collections,
     collection_name,
     digest,
+    drop_collection,
     list_namespaces,
     open_collection,
 )
 from .config import CognitiveMemoryConfig
 from .dedup import Judge
 from .disk import add_bytes, check_space, update_bytes
-from .errors import DuplicateIdError, MemoryNotFoundError, StorageError, StoreClosedError
+from .errors import (
+    CogmemError,
+    DuplicateIdError,
+    MemoryNotFoundError,
+    StorageError,
+    StoreClosedError,
+)
 from .held import JOURNALS_SUPPORTED
 from .intake import plan_writes
 from .lexical import Tokenizer
@@ -103,7 +111,8 @@ class Namespaces:
             buffered=config.add_flush_size > 0
             and (private or (path is not None and JOURNALS_SUPPORTED)),
         )
-        self._open: dict[str, Namespace] = {}
+        self._open: OrderedDict[str, Namespace] = OrderedDict()  # least recently used first
+        self._evicted: set[str] = set()  # closed by trim(): dropped at close if _drop_on_close
         self._closed = False
         self._reserve = int(config.disk_reserve_mb * 2**20)
         if not read_only:
@@ -131,6 +140,7 @@ class Namespaces:
         self._refuse_closed()
         found = self._open.get(name)
         if found is not None:
+            self._open.move_to_end(name)
             return found
         ctx = self.context
         collection = open_collection(
@@ -272,6 +282,25 @@ class Namespaces:
         for name in sorted(self._open):
             self._open[name].flush()
 
+    def trim(self) -> None:
+        """Close the least recently used namespaces beyond ``config.open_namespaces``: each is
+        written out (held adds and recalls to Chroma, its index saved) and let go of. Called
+        between calls (:class:`~cogmem.handle.CallLock`), never inside one, so no namespace a
+        call holds is closed under it. A namespace that cannot be written out stays open (it
+        is tried again after the next call) and the call that opened it is not failed."""
+        limit = self.context.config.open_namespaces
+        while not self._closed and len(self._open) > limit:
+            name, oldest = next(iter(self._open.items()))
+            try:
+                oldest.flush()
+            except CogmemError as exc:
+                log.warning("namespace %r kept open: writing it out failed: %s", name, exc)
+                return
+            oldest.close(flushed=not oldest.held_ids)
+            del self._open[name]
+            if self._drop_on_close:
+                self._evicted.add(name)
+
     def close(self, *, flushed: bool) -> None:
         """Let go of every namespace (``flushed``: all was written); an in-process store
         under a name cogmem chose is dropped (nothing else can reach it). Every later call
@@ -282,6 +311,9 @@ class Namespaces:
             if self._drop_on_close:
                 namespace.drop()
         self._open.clear()
+        for name in sorted(self._evicted - set(self._open)):
+            drop_collection(self.context.client, collection_name(self.base, name))
+        self._evicted.clear()
 
     @property
     def closed(self) -> bool:

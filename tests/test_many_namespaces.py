@@ -1,0 +1,109 @@
+"""Many namespaces in one process: a store keeps only the ones in use open.
+
+A LangGraph app gives each user a namespace. Before, every namespace used stayed open until
+``close()`` (its index in RAM, its journal and vector files open), and Chroma's index cache
+took four files per namespace on top: under ``ulimit -n 512`` a process failed at namespace
+166 with "unable to open database file".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import chromadb
+import pytest
+
+from cogmem import CognitiveMemory, CognitiveMemoryConfig
+from cogmem.testing import HashingEmbedder
+from tests import internals
+from tests.faults import python
+
+NOW = datetime(2026, 5, 1, tzinfo=timezone.utc)
+FEW = CognitiveMemoryConfig(open_namespaces=2)
+
+
+def notes(user: int, count: int = 3) -> list[dict[str, str]]:
+    return [
+        {"text": f"user {user} note {n} about tea", "namespace": f"u{user}"} for n in range(count)
+    ]
+
+
+def test_a_process_under_a_low_file_limit_serves_hundreds_of_namespaces(tmp_path: Path) -> None:
+    done = python(
+        f"""
+import os, resource
+from datetime import datetime, timezone
+resource.setrlimit(resource.RLIMIT_NOFILE, (512, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+from cogmem import CognitiveMemory
+from cogmem.testing import HashingEmbedder
+NOW = datetime(2026, 5, 1, tzinfo=timezone.utc)
+users = 250
+with CognitiveMemory(path={str(tmp_path / "store")!r}, embedder=HashingEmbedder(64)) as mem:
+    for u in range(users):
+        mem.add_many([{{"text": f"user {{u}} note {{n}} about tea", "namespace": f"u{{u}}"}}
+                      for n in range(5)], now=NOW)
+        found = mem.search("tea", namespace=f"u{{u}}", now=NOW)
+        assert {{r.memory.text.split()[1] for r in found}} == {{str(u)}}, found
+    for u in range(users):  # again, now that Chroma has let go of most of them
+        assert len(mem.search("tea", namespace=f"u{{u}}", now=NOW)) == 5
+    print("fds", len(os.listdir("/proc/self/fd")))
+with CognitiveMemory(path={str(tmp_path / "store")!r}, embedder=HashingEmbedder(64)) as mem:
+    print("kept", sorted({{mem.count(f"u{{u}}") for u in range(users)}}))
+""",
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert lines["kept"] == "[5]"
+    assert int(lines["fds"]) < 450
+
+
+def test_only_the_namespaces_in_use_stay_open(tmp_path: Path) -> None:
+    with CognitiveMemory(path=tmp_path / "store", embedder=HashingEmbedder(), config=FEW) as mem:
+        mem.add_many(notes(1) + notes(2) + notes(3) + notes(4), now=NOW)  # one call, four
+        assert internals.open_namespaces(mem) == ["u3", "u4"]
+        assert [r.memory.text for r in mem.search("note 1", namespace="u1", top_k=1, now=NOW)] == [
+            "user 1 note 1 about tea"
+        ]
+        assert internals.open_namespaces(mem) == ["u4", "u1"]
+        mem.add("user 2 likes green tea", namespace="u2", now=NOW)
+        assert internals.open_namespaces(mem) == ["u1", "u2"]
+        assert mem.count("u2") == 4
+    with CognitiveMemory(path=tmp_path / "store", embedder=HashingEmbedder()) as mem:
+        assert [mem.count(f"u{u}") for u in (1, 2, 3, 4)] == [3, 4, 3, 3]
+
+
+def test_an_in_process_store_drops_the_collections_it_closed_early() -> None:
+    client = chromadb.EphemeralClient()  # the process's in-memory Chroma, kept up after close
+    mem = CognitiveMemory(embedder=HashingEmbedder(), config=FEW)
+    mem.add_many(notes(1) + notes(2) + notes(3), now=NOW)
+    assert len(mem.memories(namespace="u1")) == 3  # reopened from Chroma
+    base = mem._spaces.base
+    ours = [c.name for c in client.list_collections() if c.name.startswith(base)]
+    assert len(ours) == 4  # the default namespace and three users
+    mem.close()
+    assert not [c.name for c in client.list_collections() if c.name.startswith(base)]
+
+
+def test_a_namespace_that_cannot_be_written_out_stays_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with CognitiveMemory(path=tmp_path / "store", embedder=HashingEmbedder(), config=FEW) as mem:
+        mem.add_many(notes(1), now=NOW)
+        first = internals.namespace(mem, "u1")
+
+        def refuse() -> None:
+            raise cogmem_error
+
+        from cogmem import StoreError
+
+        cogmem_error = StoreError("Chroma is gone")
+        monkeypatch.setattr(first, "flush", refuse)
+        mem.add_many(notes(2) + notes(3), now=NOW)  # succeeds; u1 cannot be closed
+        assert internals.open_namespaces(mem)[0] == "u1"
+        monkeypatch.undo()
+        mem.add("user 3 again", namespace="u3", now=NOW)
+        assert "u1" not in internals.open_namespaces(mem)
+    with CognitiveMemory(path=tmp_path / "store", embedder=HashingEmbedder()) as mem:
+        assert [mem.count(f"u{u}") for u in (1, 2, 3)] == [3, 3, 4]
