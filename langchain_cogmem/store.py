@@ -205,6 +205,7 @@ class CognitiveMemoryStore(BaseStore):
             "fields": list(self.fields),
         }
         self._passages = Passages(memory.embedder, item_passages)
+        self._decoded: dict[str, tuple[str, ...] | None] = {}
         self.memory_type = memory_type
         self.importance = importance
         self.reinforce = reinforce
@@ -389,7 +390,9 @@ class CognitiveMemoryStore(BaseStore):
         prefix never touches the others."""
         found = []
         for name in self.memory.namespaces():
-            namespace = decode_namespace(name, self.prefix)
+            if name not in self._decoded:  # decoding costs ~15 µs a name: once each
+                self._decoded[name] = decode_namespace(name, self.prefix)
+            namespace = self._decoded[name]
             if namespace is None or not keep(namespace):
                 continue
             if emptied or self.memory.count(name) > 0:

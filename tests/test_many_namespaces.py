@@ -70,6 +70,9 @@ def test_only_the_namespaces_in_use_stay_open(tmp_path: Path) -> None:
         mem.add("user 2 likes green tea", namespace="u2", now=NOW)
         assert internals.open_namespaces(mem) == ["u1", "u2"]
         assert mem.count("u2") == 4
+        assert mem.namespaces() == ["default", "u1", "u2", "u3", "u4"]
+        assert mem.memories(namespace="u9") == []  # never written: nothing opened, no error
+        assert mem.namespaces() == ["default", "u1", "u2", "u3", "u4"]
     with CognitiveMemory(path=tmp_path / "store", embedder=HashingEmbedder()) as mem:
         assert [mem.count(f"u{u}") for u in (1, 2, 3, 4)] == [3, 4, 3, 3]
 

@@ -92,6 +92,10 @@ class CognitiveMemoryConfig:
     # and opened again from their saved index when next used. Bounds RAM and file descriptors
     # for stores with many users (one namespace each).
     open_namespaces: int = 32
+    # A folder store's Chroma keeps at most this many HNSW indexes loaded for queries (about
+    # 3 MB of RAM and four open files each); Chroma's own choice, file limit // 5, assumes it is
+    # alone in the process (cogmem.clients.index_cache).
+    loaded_indexes: int = 16
     # A folder store refuses a write (DiskFullError, nothing written) that would leave less than
     # this much disk free: Chroma's embedded store does not survive a full disk (cogmem.disk).
     disk_reserve_mb: float = 64.0
@@ -292,6 +296,7 @@ class CognitiveMemoryConfig:
         _integer(self, "reinforcement_flush_size", low=1)
         _integer(self, "add_flush_size", low=0)
         _integer(self, "open_namespaces", low=1)
+        _integer(self, "loaded_indexes", low=1)
         if self.sync_interval_seconds is not None:
             _number(self, "sync_interval_seconds", low=0.0)
         _integer(self, "context_span", low=0)

@@ -163,7 +163,11 @@ class MemoryHandle:
         try:
             if path is not None:
                 refuse_lost_chroma(Path(path), Path(index_dir if index_dir is not None else path))
-            self._client = client if client is not None else make_client(path)
+            self._client = (
+                client
+                if client is not None
+                else make_client(path, loaded_indexes=self.config.loaded_indexes)
+            )
             if client is None:
                 held.client = self._client  # cogmem made it: released with the handle
             self._spaces = Namespaces(

@@ -43,6 +43,7 @@ from .disk import storage_error
 from .errors import StoreError
 from .frames import JournalEntry, JournalRead, encode_frame, read_pair
 from .ledger import LEDGER_SUFFIX, Ledger, ledger_path, read_ledger
+from .listing import matching
 from .records import MemoryRecord
 
 try:  # POSIX only; elsewhere folder stores write every add through
@@ -265,21 +266,25 @@ def claim_orphans(folder: Path, stem: str) -> list[AddJournal]:
     :meth:`AddJournal.release` to leave it for later)."""
     if not JOURNALS_SUPPORTED or not folder.is_dir():
         return []
-    _restore_from_mirrors(folder, stem)
-    found = set(folder.glob(f"{stem}.*{_SUFFIX}"))
+    found = set(_restore_from_mirrors(folder, stem))
+    found |= set(matching(folder, stem, _SUFFIX))
     # A ledger whose journal is gone (both copies deleted): claimed with empty copies, so the
     # adds it counts are reported lost, not forgotten.
-    found |= {p.with_suffix(_SUFFIX) for p in folder.glob(f"{stem}.*{LEDGER_SUFFIX}")}
+    found |= {p.with_suffix(_SUFFIX) for p in matching(folder, stem, LEDGER_SUFFIX)}
     return [j for j in (AddJournal.claim(p) for p in sorted(found)) if j is not None]
 
 
-def _restore_from_mirrors(folder: Path, stem: str) -> None:
-    """Bring back a journal whose file is gone but whose mirror is there (a copy of it)."""
-    for mirror in sorted(folder.glob(f"{stem}.*{_SUFFIX}{_MIRROR}")):
+def _restore_from_mirrors(folder: Path, stem: str) -> list[Path]:
+    """Bring back each journal whose file is gone but whose mirror is there (a copy of it);
+    returns the journals brought back."""
+    restored = []
+    for mirror in matching(folder, stem, f"{_SUFFIX}{_MIRROR}"):
         primary = mirror.with_name(mirror.name[: -len(_MIRROR)])
         if not primary.exists():
             log.warning("the add journal %s was missing: restored from its mirror", primary)
             shutil.copyfile(mirror, primary)
+            restored.append(primary)
+    return restored
 
 
 def read_orphan_journals(folder: Path, stem: str) -> list[tuple[Path, JournalRead]]:
@@ -288,9 +293,9 @@ def read_orphan_journals(folder: Path, stem: str) -> list[tuple[Path, JournalRea
     out: list[tuple[Path, JournalRead]] = []
     if not folder.is_dir():
         return out
-    names = {p.name for p in folder.glob(f"{stem}.*{_SUFFIX}")}
-    names |= {p.name[: -len(_MIRROR)] for p in folder.glob(f"{stem}.*{_SUFFIX}{_MIRROR}")}
-    names |= {p.with_suffix(_SUFFIX).name for p in folder.glob(f"{stem}.*{LEDGER_SUFFIX}")}
+    names = {p.name for p in matching(folder, stem, _SUFFIX)}
+    names |= {p.name[: -len(_MIRROR)] for p in matching(folder, stem, f"{_SUFFIX}{_MIRROR}")}
+    names |= {p.with_suffix(_SUFFIX).name for p in matching(folder, stem, LEDGER_SUFFIX)}
     for path in (folder / name for name in sorted(names)):
         try:
             copy = mirror_path(path)

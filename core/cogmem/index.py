@@ -52,6 +52,7 @@ import numpy as np
 
 from .errors import StoreError
 from .lexical import BM25Index, Tokenizer
+from .listing import matching
 from .records import MemoryRecord
 from .table import EPISODIC_CODE, RecordTable
 from .vectors import FloatArray, VectorFile
@@ -481,7 +482,7 @@ class NamespaceIndex:
 def _drop_vector_files(folder: Path, stem: str, keep: str | None) -> None:
     """Delete ``stem``'s vector files in ``folder`` other than ``keep`` (left by a run that
     died before saving, or by a rewrite)."""
-    for path in folder.glob(f"{stem}.*.vectors"):
+    for path in matching(folder, stem, ".vectors"):
         if path.name != keep:
             path.unlink(missing_ok=True)
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from .errors import StoreDamagedError
 from .frames import JournalRead
 from .held import claim_orphans, read_orphan_journals
+from .listing import matching
 
 if TYPE_CHECKING:
     from .namespace import Namespace
@@ -50,7 +51,7 @@ def recover(namespace: Namespace, stem: str, folder: Path, *, read_only: bool) -
         return
     # First what failed adds of dead writers left in Chroma (a call that raised leaves
     # nothing), then the journals: replayed after, they write back what the settling took.
-    for note in sorted(folder.glob(f"{stem}.*{_DOUBT}")):
+    for note in matching(folder, stem, _DOUBT):
         namespace.forget(namespace.store.settle_noted(note))
     for journal in claim_orphans(folder, stem):
         try:
