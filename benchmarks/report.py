@@ -37,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.report_scale import scale_section
 from benchmarks.report_versions import versions_section, versions_targets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,6 +90,7 @@ QUALITY: dict[str, list[str]] = {
     "embedder": ["benchmarks/embedder.py"],
     "stage_costs": ["benchmarks/stage_costs.py", "--size", "10000"],
     "load": ["benchmarks/load.py", "--adds", "2000", "--searches", "2000"],
+    "scale": ["benchmarks/scale.py"],
     "torture": ["benchmarks/torture.py"],
 }
 SPEED_FULL = ["benchmarks/speed.py", "--sizes", "10000,100000"]
@@ -947,6 +949,8 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
         )
         lines += ["", "`dynamic` is the default int8 model, `none` the float model.", ""]
 
+    lines += scale_section(data, _table)
+
     if d := data.get("torture"):
         lines += [
             "## Torture",
@@ -960,9 +964,11 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             "writes before or after applying them (`chroma`), adds racing `close()` (`close`), "
             "a memory dropped unclosed and reopened (`drop`), both journal copies cut, deleted "
             "or garbled apart (`journal`), `chroma.sqlite3` emptied or deleted (`chroma_file`), "
-            "the lock's files damaged under a writer (`lock`). Every count but the named errors "
-            "and the losses reported by count (both journal copies damaged, where no copy holds "
-            "them; each counted at every one of its trial's three checks) must be 0.",
+            "the lock's files damaged under a writer (`lock`), a writer over five namespaces "
+            "that keeps two open, closing the others between calls (`tenants`). Every count but "
+            "the named errors and the losses reported by count (both journal copies damaged, "
+            "where no copy holds them; each counted at every one of its trial's three checks) "
+            "must be 0.",
             "",
         ]
         keys = ("trials", "lost", "reported_lost", "wrong", "unnamed", "failed_for_good")

@@ -345,7 +345,7 @@ def _verify(
         return "failed"
     outcome = "ok"
     try:
-        records = {r.id: r for r in mem.records()}
+        records = {r.id: r for name in mem.namespaces() for r in mem.records(name)}
         lost = [m for m in run.acked if m not in records]
         wrong = [
             m
@@ -393,12 +393,15 @@ def _check_chroma(folder: Path, run: Run, tally: Tally, label: str, reported: in
     client = chromadb.PersistentClient(
         path=str(folder), settings=Settings(anonymized_telemetry=False)
     )
+    held = {}
     try:
-        got = client.get_collection("cogmem").get(include=["documents", "metadatas"])
+        for collection in client.list_collections():  # the default namespace and the others
+            if collection.name == "cogmem" or collection.name.startswith("cogmem.ns."):
+                got = collection.get(include=["documents", "metadatas"])
+                held.update(zip(got["ids"], zip(got["documents"], got["metadatas"])))
     finally:
         client.close()
     wrong = 0
-    held = dict(zip(got["ids"], zip(got["documents"], got["metadatas"])))
     for memory_id, (doc, meta) in held.items():
         record = from_chroma(memory_id, doc, meta)
         acked = memory_id in run.acked
@@ -505,6 +508,7 @@ def disk_full_trials(work: Path, trials: int, seed: int) -> Tally:
 #: The trial families of the third integrity round (:mod:`benchmarks.torture_faults`) and
 #: their default number of trials.
 ROUND_THREE = {
+    "tenants": 20,
     "reuse": 40,
     "chroma": 40,
     "close": 20,

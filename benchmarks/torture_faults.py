@@ -36,6 +36,7 @@ __all__ = [
     "lock_trials",
     "reuse_trials",
     "second_writer",
+    "tenants_trials",
 ]
 
 #: How both journal copies are damaged.
@@ -57,6 +58,12 @@ def reuse_trials(work: Path, trials: int, seed: int) -> Tally:
         tally.merge(check(folder, run, f"reuse-{n}"))
         shutil.rmtree(folder, ignore_errors=True)
     return tally
+
+
+def tenants_trials(work: Path, trials: int, seed: int) -> Tally:
+    """A writer over five namespaces, two kept open (the others written out and closed
+    between calls), that closes or is killed."""
+    return _closed_or_killed(work, trials, seed, mode="tenants", fault="tenants", kill=(10, 250))
 
 
 def chroma_trials(work: Path, trials: int, seed: int) -> Tally:

@@ -12,7 +12,10 @@ by class). Its modes add one fault each:
   sometimes through Chroma directly (a large call), after a close that saved the index;
 * ``flaky``: Chroma's collection fails about one write in six, before or after applying it;
 * ``drop``: the memory is dropped without ``close()`` midway and the store opened again;
-* ``close_race``: three threads add while the main thread closes the memory.
+* ``close_race``: three threads add while the main thread closes the memory;
+* ``tenants``: each memory goes to one of five namespaces (:func:`spot`), and the memory
+  keeps two open (``open_namespaces=2``): namespaces are written out and closed, and opened
+  again, between calls.
 """
 
 from __future__ import annotations
@@ -28,12 +31,17 @@ from typing import Any
 from cogmem import CogmemError, CognitiveMemory, CognitiveMemoryConfig, MemoryInput
 from cogmem.testing import HashingEmbedder
 
-__all__ = ["DIM", "MODES", "NOW", "expected", "writer"]
+__all__ = ["DIM", "MODES", "NOW", "expected", "spot", "writer"]
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 DIM = 64
-MODES = ("plain", "reuse", "flaky", "drop", "close_race")
+MODES = ("plain", "reuse", "flaky", "drop", "close_race", "tenants")
 _TAGS = ("home", "work", "health", "travel")
+
+
+def spot(i: int, mode: str) -> str:
+    """The namespace memory ``m<i>`` is written to in ``mode``."""
+    return f"t{i % 5}" if mode == "tenants" else "default"
 
 
 def expected(i: int, version: int = 0) -> dict[str, Any]:
@@ -90,7 +98,9 @@ def writer(
     """Write ``count`` memories ``m<start>`` on (see the module docstring), printing each
     outcome; then close (or wait to be killed). Exceptions are printed and the work goes on."""
     rng = random.Random(seed)
-    config = CognitiveMemoryConfig(disk_reserve_mb=reserve_mb)
+    config = CognitiveMemoryConfig(
+        disk_reserve_mb=reserve_mb, open_namespaces=2 if mode == "tenants" else 32
+    )
     said = threading.Lock()
 
     def say(*words: object) -> None:
@@ -131,7 +141,7 @@ def writer(
         _close_race(mem, start, count, attempt, say)
         return
     end = start + count
-    bulk = [_input(j) for j in range(start, start + min(count // 2, 150))]
+    bulk = [_input(j, mode=mode) for j in range(start, start + min(count // 2, 150))]
     ids = [f"m{j}" for j in range(start, start + len(bulk))]
     if attempt(mem.add_many, bulk, now=NOW, ids=ids):
         say("ack", *ids)
@@ -156,13 +166,13 @@ def writer(
         if mode == "reuse" and step < 0.15 and acked:
             n = rng.choice(acked)
             v = versions.get(n, 0) + 1
-            if not attempt(mem.delete, f"m{n}"):
+            if not attempt(mem.delete, f"m{n}", namespace=spot(n, mode)):
                 continue
             say("del", f"m{n}")
             acked.remove(n)
-            batch = [_input(n, v)]
+            batch = [_input(n, v, mode)]
             if rng.random() < 0.5:  # through Chroma at once, past the held group
-                batch += [_input(j) for j in range(i, min(end, i + 70))]
+                batch += [_input(j, mode=mode) for j in range(i, min(end, i + 70))]
             fresh = [f"m{j}" for j in range(i, i + len(batch) - 1)]
             if attempt(mem.add_many, batch, now=NOW, ids=[f"m{n}@{v}", *fresh]):
                 say("ack", f"m{n}@{v}", *fresh)
@@ -170,26 +180,26 @@ def writer(
                 acked += [n, *range(i, i + len(fresh))]
             i += len(fresh)
         elif step < 0.55:
-            if attempt(mem.add_many, [_input(i)], now=NOW, ids=[f"m{i}"]):
+            if attempt(mem.add_many, [_input(i, mode=mode)], now=NOW, ids=[f"m{i}"]):
                 say("ack", f"m{i}")
                 acked.append(i)
             i += 1
         elif step < 0.75:
             span = range(i, min(end, i + rng.randrange(2, 30)))
             ids = [f"m{j}" for j in span]
-            if attempt(mem.add_many, [_input(j) for j in span], now=NOW, ids=ids):
+            if attempt(mem.add_many, [_input(j, mode=mode) for j in span], now=NOW, ids=ids):
                 say("ack", *ids)
                 acked += list(span)
             i += len(span)
         elif step < 0.8 and acked:
             n = rng.choice(acked)
-            if attempt(mem.delete, f"m{n}"):
+            if attempt(mem.delete, f"m{n}", namespace=spot(n, mode)):
                 say("del", f"m{n}")
                 acked.remove(n)
         else:
             query = f"ferry to island {rng.randrange(50)}"
             later = NOW + timedelta(days=rng.randrange(30))
-            attempt(mem.search, query, now=later)
+            attempt(mem.search, query, now=later, namespace=spot(rng.randrange(5), mode))
     say("written")
     if close:
         attempt(mem.close)
@@ -231,11 +241,12 @@ def _close_race(
     say("closed")
 
 
-def _input(i: int, version: int = 0) -> MemoryInput:
+def _input(i: int, version: int = 0, mode: str = "plain") -> MemoryInput:
     e = expected(i, version)
     return MemoryInput(
         text=e["text"],
         id=f"m{i}",
+        namespace=spot(i, mode),
         memory_type=e["memory_type"],
         importance=e["importance"],
         confidence=e["confidence"],
