@@ -26,13 +26,17 @@ def scale_section(data: Any, table: Table) -> list[str]:
         f"One namespace per user, {d['per_user']} memories each, {d['embedder']} "
         "(`benchmarks/scale.py`): cogmem's folder store, bare Chroma (one collection per user, "
         "a bm25s index per user built on its first search), and cogmem's LangGraph store, each "
-        f"in a process of its own. Searches: {d['touch']:,} users not touched since the build "
+        f"in a process of its own, under a file limit of {d.get('file_limit', '?')}. "
+        f"Searches: {d['touch']:,} users not touched since the build "
         "(first), then the same search again (repeat); RSS and open files after them.",
         "",
     ]
     rows = []
     for users, systems in d["tenants"].items():
         for name, s in systems.items():
+            if "failed" in s:
+                rows.append((f"{int(users):,}", name, f"failed: {s['failed'][:80]}", *["–"] * 7))
+                continue
             build = s.get("build_seconds_per_thousand") or []
             rows.append(
                 (

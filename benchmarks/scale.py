@@ -20,7 +20,10 @@ the figures measure storage and search, not embedding. Texts are short notes fro
 vocabulary (seeded). Run from the project root::
 
     python benchmarks/scale.py                     # 1,000 users (~3 min)
-    python benchmarks/scale.py --users 1000,10000  # and 10,000 (~25 min)
+    python benchmarks/scale.py --users 1000,10000  # and 10,000 (~45 min)
+
+The process's file limit (``ulimit -n``) is the children's, and recorded; a system that fails
+(out of files) is reported with its last error line.
 
 Progress goes to stderr.
 """
@@ -31,6 +34,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -239,10 +243,12 @@ def child(system: str, users: int, per_user: int, touch: int) -> dict[str, Any]:
         done = subprocess.run(
             [sys.executable, __file__, "--child", system, "--users", str(users),
              "--per-user", str(per_user), "--touch", str(touch), "--folder", str(folder)],
-            stdout=subprocess.PIPE,
-            check=True,
+            capture_output=True,
             text=True,
         )  # fmt: skip
+        sys.stderr.write(done.stderr[-2000:])
+        if done.returncode != 0:  # a system that cannot serve this many: said, not hidden
+            return {"failed": done.stderr.strip().splitlines()[-1][:300]}
         return dict(json.loads(done.stdout))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -268,6 +274,7 @@ def main() -> None:
         "touch": args.touch,
         "embedder": f"HashingEmbedder({DIM})",
         "cpus": os.cpu_count(),
+        "file_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
         "tenants": {},
     }
     for users in sizes:
