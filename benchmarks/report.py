@@ -964,8 +964,8 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
             "writes before or after applying them (`chroma`), adds racing `close()` (`close`), "
             "a memory dropped unclosed and reopened (`drop`), both journal copies cut, deleted "
             "or garbled apart (`journal`), `chroma.sqlite3` emptied or deleted (`chroma_file`), "
-            "the lock's files damaged under a writer (`lock`), a writer over five namespaces "
-            "that keeps two open, closing the others between calls (`tenants`). Every count but "
+            "the lock's files damaged under a writer (`lock`), and, where the run has it, a "
+            "writer over five namespaces that keeps two open (`tenants`). Every count but "
             "the named errors and the losses reported by count (both journal copies damaged, "
             "where no copy holds them; each counted at every one of its trial's three checks) "
             "must be 0.",
