@@ -89,6 +89,27 @@ def touched(users: int, touch: int) -> list[int]:
     return random.Random(7).sample(pool, min(touch, len(pool)))
 
 
+def searched(
+    per_thousand: list[float],
+    first: list[float],
+    repeat: list[float],
+    close: Any,
+    folder: Path,
+) -> dict[str, Any]:
+    """A system's figures once its searches ran: then it is closed, and the close timed."""
+    figures = process_figures()
+    began = time.perf_counter()
+    close()
+    return {
+        "build_seconds_per_thousand": per_thousand,
+        "first_search_ms": p50_p95(first),
+        "repeat_search_ms": p50_p95(repeat),
+        **figures,
+        "close_seconds": round(time.perf_counter() - began, 2),
+        "disk_mb": disk_mb(folder),
+    }
+
+
 # ------------------------------------------------------------------ the children
 def run_cogmem(folder: Path, users: int, per_user: int, touch: int) -> dict[str, Any]:
     from cogmem import CognitiveMemory
@@ -110,18 +131,7 @@ def run_cogmem(folder: Path, users: int, per_user: int, touch: int) -> dict[str,
             found = mem.search(QUERY, namespace=f"u{user}", top_k=5, reinforce=False)
             into.append((time.perf_counter() - began) * 1000)
             assert found, f"user {user} found nothing"
-    figures = process_figures()
-    began = time.perf_counter()
-    mem.close()
-    closed = time.perf_counter() - began
-    return {
-        "build_seconds_per_thousand": per_thousand,
-        "first_search_ms": p50_p95(first),
-        "repeat_search_ms": p50_p95(repeat),
-        **figures,
-        "close_seconds": round(closed, 2),
-        "disk_mb": disk_mb(folder),
-    }
+    return searched(per_thousand, first, repeat, mem.close, folder)
 
 
 def run_chroma(folder: Path, users: int, per_user: int, touch: int) -> dict[str, Any]:
@@ -175,18 +185,8 @@ def run_chroma(folder: Path, users: int, per_user: int, touch: int) -> dict[str,
             began = time.perf_counter()
             assert search(user)
             into.append((time.perf_counter() - began) * 1000)
-    figures = process_figures()
-    began = time.perf_counter()
-    client.clear_system_cache()  # stops Chroma's system: what closing the client does
-    closed = time.perf_counter() - began
-    return {
-        "build_seconds_per_thousand": per_thousand,
-        "first_search_ms": p50_p95(first),
-        "repeat_search_ms": p50_p95(repeat),
-        **figures,
-        "close_seconds": round(closed, 2),
-        "disk_mb": disk_mb(folder),
-    }
+    # clear_system_cache stops Chroma's system: what closing the client does
+    return searched(per_thousand, first, repeat, client.clear_system_cache, folder)
 
 
 def run_store(folder: Path, users: int, per_user: int, touch: int) -> dict[str, Any]:
