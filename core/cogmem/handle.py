@@ -5,7 +5,6 @@ Chroma client, the folder lock, the namespaces) and how it lets go of it, the wa
 
 from __future__ import annotations
 
-import inspect
 import logging
 import threading
 import weakref
@@ -52,9 +51,9 @@ class CallLock:
     def __init__(self, after: Callable[[], None]) -> None:
         self._lock = threading.RLock()
         self._depth = 0
-        # A bound method held weakly: the lock must not keep its memory alive (a memory
-        # dropped without close() is freed at once, and its folder lock with it).
-        self._after = weakref.WeakMethod(after) if inspect.ismethod(after) else lambda: after
+        # ``after`` is a method of the memory, held weakly: the lock must not keep its memory
+        # alive (a memory dropped without close() is freed at once, and its folder lock too).
+        self._after = weakref.WeakMethod(after)
 
     def __enter__(self) -> Self:
         self._lock.acquire()

@@ -96,8 +96,10 @@ class NamespaceIndex:
         self.records = RecordTable(namespace) if records is None else records
         self._timeline = array("i")  # rows (int32, as BM25 slots)
         self.horizon = 0
-        #: Counts the adds and removes (a memory's vector changes only with them).
-        self.changes = 0
+        #: Count the calls that added and that removed memories (a memory's vector changes
+        #: only with them; an id added again is removed first).
+        self.adds = 0
+        self.removes = 0
         self._vector_home = vector_home
         self._vectors: VectorFile | None = None  # created with the first vector kept
         if len(self.records):
@@ -119,7 +121,7 @@ class NamespaceIndex:
     ) -> None:
         """Index new memories (their ids must not be held), with their write stamps and, when
         given, their embeddings (one row each). All or nothing: if it fails, none is held."""
-        self.changes += 1
+        self.adds += 1
         tokens = self.tokenizer.tokenize_many(r.text for r in records)
         self.bm25.add_many((r.id, t) for r, t in zip(records, tokens))
         try:
@@ -156,7 +158,7 @@ class NamespaceIndex:
         gone = [i for i in ids if i in self.records]
         if not gone:
             return
-        self.changes += 1
+        self.removes += 1
         # Their tokens spare the BM25 index a scan of its postings (it keeps no forward index).
         texts = (self.records.text(self.records.row(i)) for i in gone)
         self.bm25.remove_many(gone, self.tokenizer.tokenize_many(texts))

@@ -27,6 +27,7 @@ import numpy as np
 from .embedding.protocol import embed_texts
 from .errors import InvalidInputError, InvalidTypeError
 from .records import MemoryRecord
+from .scan import unit_rows
 from .store import FloatArray
 
 __all__ = ["Passages", "best_cosines", "rescored"]
@@ -101,10 +102,5 @@ def rescored(
 
 def best_cosines(query: FloatArray, passages: dict[str, Sequence[FloatArray]]) -> dict[str, float]:
     """``max_p cos(q, v_p)`` for each memory's passage vectors (0 for a zero vector)."""
-    best = {}
-    norm = float(np.linalg.norm(query)) or 1.0
-    for memory_id, group in passages.items():
-        matrix = np.stack(list(group))
-        norms = np.linalg.norm(matrix, axis=1) * norm
-        best[memory_id] = float(np.max((matrix @ query) / np.where(norms > 0, norms, 1.0)))
-    return best
+    unit = unit_rows(np.atleast_2d(query))[0]
+    return {i: float(np.max(unit_rows(np.stack(list(g))) @ unit)) for i, g in passages.items()}

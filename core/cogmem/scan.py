@@ -10,8 +10,9 @@ and once Chroma's cache lets go of it, a query fails with "Error creating hnsw s
 reader: Nothing found on disk". A collection queried through Chroma here has more memories
 than that, so its index was written.
 
-The unit vectors are kept while the namespace's memories stay the same
-(:attr:`cogmem.index.NamespaceIndex.changes`): 1.5 MB per 1,000 memories of 384 dimensions.
+The unit vectors are kept (1.5 MB per 1,000 memories of 384 dimensions): after adds only the
+new memories' vectors are read, after a remove all of them again
+(:attr:`cogmem.index.NamespaceIndex.adds` and ``removes``).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class ExactScan:
 
     def __init__(self) -> None:
         self._index: NamespaceIndex | None = None
-        self._changes = -1
+        self._adds, self._removes = -1, -1
         self._ids: list[str] = []
         self._units: FloatArray = _EMPTY
 
@@ -75,17 +76,21 @@ class ExactScan:
         k: int,
     ) -> list[list[tuple[str, float]]]:
         """For each row of ``queries``, the ``k`` nearest of ``index``'s memories;
-        ``vectors_of`` gives the vectors of ids (read once, then kept)."""
-        if self._index is not index or self._changes != index.changes:
-            ids = list(index.records)
-            found = vectors_of(ids)
-            self._ids = [i for i in ids if i in found]
-            self._units = (
-                unit_rows(np.stack([found[i] for i in self._ids])) if self._ids else _EMPTY
-            )
-            self._index, self._changes = index, index.changes
+        ``vectors_of`` gives the vectors of ids (each read once, then kept)."""
+        if self._index is not index or self._removes != index.removes:
+            self.forget()
+        if self._adds != index.adds:
+            held = set(self._ids)
+            new = [i for i in index.records if i not in held]
+            found = vectors_of(new)
+            new = [i for i in new if i in found]
+            if new:
+                rows = unit_rows(np.stack([found[i] for i in new]))
+                self._units = np.concatenate([self._units, rows]) if self._ids else rows
+                self._ids += new
+        self._index, self._adds, self._removes = index, index.adds, index.removes
         return top_k(self._ids, self._units, queries, k)
 
     def forget(self) -> None:
-        """Let go of the vectors (the namespace is closed)."""
-        self._index, self._changes, self._ids, self._units = None, -1, [], _EMPTY
+        """Let go of the vectors (the namespace is closed, or memories were removed)."""
+        self._index, self._adds, self._removes, self._ids, self._units = None, -1, -1, [], _EMPTY
