@@ -110,3 +110,30 @@ def test_a_namespace_that_cannot_be_written_out_stays_open(
         assert "u1" not in internals.open_namespaces(mem)
     with CognitiveMemory(path=tmp_path / "store", embedder=HashingEmbedder()) as mem:
         assert [mem.count(f"u{u}") for u in (1, 2, 3)] == [3, 3, 4]
+
+
+def test_chromas_index_cache_is_bounded_by_the_config(tmp_path: Path) -> None:
+    """Chroma sizes its cache of loaded indexes as the file limit // 5 (204 under ulimit -n
+    1024, about 3 MB and four open files each): a folder store asks for loaded_indexes."""
+    config = CognitiveMemoryConfig(loaded_indexes=3)
+    with CognitiveMemory(path=tmp_path / "a", embedder=HashingEmbedder(), config=config) as mem:
+        assert mem._client._server.hnsw_cache_size == 3
+    with CognitiveMemory(path=tmp_path / "b", embedder=HashingEmbedder()) as mem:
+        assert mem._client._server.hnsw_cache_size == 16
+
+
+def test_small_namespaces_are_searched_after_chroma_lets_go_of_their_index(
+    tmp_path: Path,
+) -> None:
+    """Chroma 1.5 never writes the index of a collection under 1,000 records to disk; once its
+    cache drops it, a query fails ("Nothing found on disk"). With a cache of one index, and
+    more namespaces written to Chroma than the 64 it keeps open for writes, each is searched
+    again, first to last."""
+    config = CognitiveMemoryConfig(loaded_indexes=1, open_namespaces=1, add_flush_size=0)
+    with CognitiveMemory(path=tmp_path / "s", embedder=HashingEmbedder(), config=config) as mem:
+        for user in range(80):
+            mem.add_many(notes(user, 5), now=NOW)
+            assert mem.search("tea", namespace=f"u{user}", now=NOW)
+        for user in range(80):
+            found = mem.search("tea", namespace=f"u{user}", mode="dense", now=NOW)
+            assert {r.memory.text.split()[1] for r in found} == {str(user)}
