@@ -94,8 +94,10 @@ def snapshot(mem: CognitiveMemory) -> dict[str, Any]:
 
 
 def check_consistent(mem: CognitiveMemory) -> None:
-    """What Chroma holds decodes to exactly what the process serves, namespace by namespace."""
+    """What Chroma holds decodes to exactly what the process serves, namespace by namespace,
+    once what is written behind (recalls, and merges that only reinforce) is written."""
     for ns in mem.namespaces():
+        internals.namespace(mem, ns).write_recalls()
         store = internals.store(mem, ns)
         if store is None:
             continue

@@ -3,6 +3,7 @@ scoring keep what the agent was told last first."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from dataclasses import replace
@@ -14,12 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig, DuplicateIdError, MemoryInput
+from cogmem.chroma_layout import PACKED_KEY
 from cogmem.dedup import Neighbour, compare, decide, merged
 from cogmem.lexical import Tokenizer
 from cogmem.records import MemoryRecord
 from cogmem.testing import HashingEmbedder
 from cogmem.transfer import export_jsonl, import_jsonl
 from cogmem.versions import Relation
+from tests import internals
 from tests.conftest import NOW
 
 DAY = timedelta(days=1)
@@ -330,6 +333,36 @@ def test_a_restatement_merges_and_says_so(memory: CognitiveMemory) -> None:
     assert kept.text == FLIGHT and kept.tags == ("travel", "urgent")
     assert kept.metadata == {"source": "email"} and kept.session_ids == ("s9",)
     assert memory.add(FLIGHT.lower(), memory_type="semantic", now=NOW) == first
+
+
+def test_a_plain_restatement_is_written_behind_as_a_recall_is(
+    tmp_path: Path, embedder: HashingEmbedder
+) -> None:
+    """A merge that carries nothing but reinforcement costs no Chroma write (a Chroma write
+    costs more than the whole rest of a write); one that carries a tag is written through."""
+
+    def in_chroma(mem: CognitiveMemory, memory_id: str) -> dict[str, object]:
+        raw = internals.store(mem, flush=False).collection.get(ids=[memory_id])
+        return dict(json.loads(raw["metadatas"][0][PACKED_KEY]))  # stability, tags, ...
+
+    mem = CognitiveMemory(path=tmp_path, embedder=embedder)
+    first = mem.add(FLIGHT, memory_type="semantic", now=NOW - DAY)
+    mem.flush()
+    before = in_chroma(mem, first)
+    again = mem.write(FLIGHT.lower(), memory_type="semantic", now=NOW)
+    assert again.action == "merged" and mem.get(first).stability > before["stab"]
+    assert in_chroma(mem, first) == before  # behind: not yet in Chroma
+    del mem  # dies without close: the reinforcement is lost, as a recall would be
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        assert len(mem) == 1 and mem.get(first).stability == before["stab"]
+        mem.write(FLIGHT.lower(), memory_type="semantic", now=NOW)
+        mem.flush()
+        assert in_chroma(mem, first)["stab"] == mem.get(first).stability > before["stab"]
+        other = mem.add("The user's cat is called Miso.", memory_type="semantic", now=NOW)
+        tagged = mem.write(FLIGHT, memory_type="semantic", tags=["travel"], now=NOW)
+        assert tagged.action == "merged"
+        assert in_chroma(mem, first)["tags"] == ["travel"]  # through: at once
+        assert internals.namespace(mem).held_ids == [other]  # not made to wait for it
 
 
 def test_what_was_told_last_comes_first_without_a_third_copy(memory: CognitiveMemory) -> None:

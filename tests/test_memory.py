@@ -436,6 +436,20 @@ def test_reopening_a_persistent_store_gives_the_same_results(
         assert same_results(searches(mem), before)
 
 
+def test_chromas_query_and_the_exact_scan_find_the_same(
+    tmp_path: Path, embedder: HashingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A namespace past ``EXACT_SCAN`` is searched through Chroma's HNSW query, with its held
+    adds scanned beside it: on a small store both paths give the same results."""
+    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
+        fill(mem)
+        mem.add("The billing database moved to Postgres 16.", now=NOW)  # held
+        assert internals.namespace(mem).held_ids
+        exact = searches(mem)
+        monkeypatch.setattr("cogmem.namespace.EXACT_SCAN", 0)
+        assert same_results(searches(mem), exact)
+
+
 def test_a_corrupt_index_file_is_rebuilt_from_chroma(
     tmp_path: Path, embedder: HashingEmbedder
 ) -> None:

@@ -31,6 +31,7 @@ __all__ = [
     "compare",
     "decide",
     "merged",
+    "only_reinforces",
 ]
 
 log = logging.getLogger("cogmem")
@@ -322,6 +323,20 @@ def merged(stored: MemoryRecord, new: MemoryRecord, config: CognitiveMemoryConfi
         metadata=_union(stored.metadata, new.metadata),
         session_ids=tuple(dict.fromkeys((*stored.session_ids, *new.session_ids))),
         pinned=stored.pinned or new.pinned,
+    )
+
+
+def only_reinforces(stored: MemoryRecord, changed: MemoryRecord) -> bool:
+    """Whether ``changed`` differs from ``stored`` only as a recall changes a memory:
+    stability, last access and session ids (a restatement that carried nothing else)."""
+    return (
+        replace(
+            changed,
+            stability=stored.stability,
+            last_accessed_at=stored.last_accessed_at,
+            session_ids=stored.session_ids,
+        )
+        == stored
     )
 
 

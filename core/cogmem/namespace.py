@@ -33,6 +33,7 @@ from . import recovery
 from .catchup import catch_up
 from .clients import drop_collection
 from .config import CognitiveMemoryConfig
+from .dedup import only_reinforces
 from .disk import add_bytes
 from .errors import CogmemConnectionError, DimensionMismatchError, ReadOnlyError, StoreError
 from .filters import Where
@@ -302,11 +303,13 @@ class Namespace:
 
     def update(self, records: Sequence[MemoryRecord]) -> None:
         """Rewrite stored memories (status, links, ...): to Chroma, then the index. A recall
-        not yet written for one of them is superseded by the record given."""
+        not yet written for one of them is superseded by the record given. The held adds are
+        written first only when one of ``records`` is among them."""
         if not records:
             return
         self._will_write()
-        store = self._chroma()
+        held = self._held
+        store = self._chroma() if held and any(r.id in held for r in records) else self._store
         try:
             stamp = store.update(records)
         except StoreError:
@@ -315,6 +318,17 @@ class Namespace:
         self.index.update(records, stamp)
         for record in records:
             self._recalls.pop(record.id, None)
+
+    def rewrite(self, records: Sequence[MemoryRecord]) -> None:
+        """Write back stored memories a write changed (:func:`cogmem.dedup.merged`, relinks).
+        A change that only reinforces one (stability, last access, session ids: what a recall
+        changes) is written behind as a recall is (:meth:`remember`); any other is written
+        through (:meth:`update`)."""
+        table = self.records
+        behind = [r for r in records if r.id in table and only_reinforces(table[r.id], r)]
+        self.update([r for r in records if not any(r is b for b in behind)])
+        self.index.update(behind)  # written with the next recalls, or at flush
+        self._recalls.update((r.id, r) for r in behind)
 
     def delete(self, ids: Sequence[str]) -> None:
         """Forget memories for good (in Chroma and the index)."""

@@ -234,7 +234,7 @@ class Namespaces:
         self.store_new(fresh, vectors[plan.new])
         try:
             for name, updated in plan.rewritten.items():
-                self.require(name).update(updated)
+                self.require(name).rewrite(updated)
         except BaseException:
             self.take_back(fresh)  # one call, one outcome
             raise

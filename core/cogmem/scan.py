@@ -1,17 +1,18 @@
 """The exact nearest neighbours of a small namespace, from its own vectors, without Chroma.
 
-Below ``EXACT_SCAN`` memories, a dense query is answered by a scan of every memory's unit
-vector, ``cos = V̂ · q / |q|``, top ``k`` by cosine then id. It is exact (an HNSW query is
-not), about 0.1 ms at 2,000 memories of 384 dimensions against 1–3 ms for Chroma's query,
-and it leaves Chroma's index of the namespace unloaded: no four open files per namespace in
-Chroma's index cache. It also steps around a fault of Chroma's embedded store (1.5): the
-index of a collection under its ``hnsw:sync_threshold`` (1,000) is never written to disk,
-and once Chroma's cache lets go of it, a query fails with "Error creating hnsw segment
-reader: Nothing found on disk". A collection queried through Chroma here has more memories
-than that, so its index was written.
+Up to ``EXACT_SCAN`` memories, a dense query (a search's, or write-time dedup's) is answered
+by a scan of every memory's unit vector, ``cos = V̂ · q / |q|``, top ``k`` by cosine then id.
+It is exact (an HNSW query is not): about 0.3 ms at 2,000 memories of 384 dimensions and
+0.8 ms at 10,000, against 1–2 ms for Chroma's query (the two cost about the same near
+16,000). It leaves Chroma's index of the namespace unloaded: no four open files per
+namespace in Chroma's index cache. It also steps around a fault of Chroma's embedded store
+(1.5): the index of a collection under its ``hnsw:sync_threshold`` (1,000) is never written
+to disk, and once Chroma's cache lets go of it, a query fails with "Error creating hnsw
+segment reader: Nothing found on disk". A collection queried through Chroma here has more
+memories than that, so its index was written.
 
-The unit vectors are kept (1.5 MB per 1,000 memories of 384 dimensions): after adds only the
-new memories' vectors are read, after a remove all of them again
+The unit vectors are kept (1.5 MB per 1,000 memories of 384 dimensions, 24 MB at most):
+after adds only the new memories' vectors are read, after a remove all of them again
 (:attr:`cogmem.index.NamespaceIndex.adds` and ``removes``).
 """
 
@@ -28,7 +29,7 @@ __all__ = ["EXACT_SCAN", "ExactScan", "top_k"]
 
 #: Namespaces of at most this many memories are searched by :class:`ExactScan`; a filter
 #: that leaves at most this many is scanned in any namespace.
-EXACT_SCAN = 2_000
+EXACT_SCAN = 16_000
 
 _EMPTY: FloatArray = np.zeros((0, 0), dtype=np.float32)
 
@@ -65,6 +66,7 @@ class ExactScan:
     def __init__(self) -> None:
         self._index: NamespaceIndex | None = None
         self._adds, self._removes = -1, -1
+        self._rows = 0  # rows of the index's table read so far
         self._ids: list[str] = []
         self._units: FloatArray = _EMPTY
 
@@ -77,20 +79,32 @@ class ExactScan:
     ) -> list[list[tuple[str, float]]]:
         """For each row of ``queries``, the ``k`` nearest of ``index``'s memories;
         ``vectors_of`` gives the vectors of ids (each read once, then kept)."""
-        if self._index is not index or self._removes != index.removes:
+        table = index.records
+        if self._index is not index or self._removes != index.removes or table.rows < self._rows:
             self.forget()
         if self._adds != index.adds:
-            held = set(self._ids)
-            new = [i for i in index.records if i not in held]
+            new = table.ids_since(self._rows)  # the rows added since: O(new), not O(all)
+            self._rows = table.rows
             found = vectors_of(new)
             new = [i for i in new if i in found]
             if new:
-                rows = unit_rows(np.stack([found[i] for i in new]))
-                self._units = np.concatenate([self._units, rows]) if self._ids else rows
+                self._append(unit_rows(np.stack([found[i] for i in new])))
                 self._ids += new
         self._index, self._adds, self._removes = index, index.adds, index.removes
-        return top_k(self._ids, self._units, queries, k)
+        return top_k(self._ids, self._units[: len(self._ids)], queries, k)
+
+    def _append(self, rows: FloatArray) -> None:
+        """Put ``rows`` after the kept ones; the buffer grows by half when full (amortised
+        O(rows): a single add does not copy every vector kept)."""
+        have, width = len(self._ids), rows.shape[1]
+        if self._units.shape[0] < have + len(rows) or self._units.shape[1] != width:
+            grown = np.empty((max(have + len(rows), have * 3 // 2, 64), width), np.float32)
+            if have:
+                grown[:have] = self._units[:have]
+            self._units = grown
+        self._units[have : have + len(rows)] = rows
 
     def forget(self) -> None:
         """Let go of the vectors (the namespace is closed, or memories were removed)."""
-        self._index, self._adds, self._removes, self._ids, self._units = None, -1, -1, [], _EMPTY
+        self._index, self._adds, self._removes, self._rows = None, -1, -1, 0
+        self._ids, self._units = [], _EMPTY

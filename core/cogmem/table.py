@@ -195,6 +195,17 @@ class RecordTable(Mapping[str, MemoryRecord]):
             raise KeyError(row)
         return self._ids.key(row)
 
+    @property
+    def rows(self) -> int:
+        """Rows in use, holes included: a new memory takes row ``rows``."""
+        return self._rows
+
+    def ids_since(self, row: int) -> list[str]:
+        """The ids of the live rows from ``row`` on, in row order (the memories put since
+        :attr:`rows` was ``row``, when nothing was compacted in between)."""
+        ids = self._ids
+        return [ids.key(r) for r in range(row, self._rows) if ids.is_live(r)]
+
     def seq(self, memory_id: str) -> int:
         """The insertion stamp of ``memory_id``."""
         return int(self._cols["seq"][self.row(memory_id)])
