@@ -309,6 +309,8 @@ def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) 
             "My uncle Teodor's birthday is October 9.",
             "Aunt Vera corrected me - Teodor's birthday is October 19.",
         ),
+        # a name that looks plural is still the name ("Ines is", not "ine")
+        ("My daughter Ines is in second grade.", "Ines is in third grade."),
     ],
 )
 def test_updates(reader: StatementReader, old: str, new: str) -> None:
@@ -934,3 +936,19 @@ def test_a_version_judge_links_a_change_the_reading_only_guesses(answer: bool, a
         assert sure.action == "new_version" and len(asked) == 1  # a sure update: not asked
     with pytest.raises(InvalidTypeError, match="version_judge"):
         CognitiveMemory(embedder=HashingEmbedder(), version_judge="yes")  # type: ignore[arg-type]
+
+
+def test_texts_apart_with_no_subject_in_common_are_not_compared_clause_by_clause(
+    reader: StatementReader,
+) -> None:
+    """Below ``APART`` (0.4), two texts whose clauses share no subject or owner are about
+    different things (their clauses are not compared: most pairs a write or a search meets
+    are such); closer, or sharing a subject, the clauses decide."""
+    old, new = (
+        reader.read("The quarterly report is due Friday."),
+        reader.read("The cat's vet visit went fine."),
+    )
+    assert relate(old, new, similar, 0.1).kind == "different"
+    assert relate(old, new, similar, 0.45).kind == "unknown"
+    mine = reader.read("I live in Denver."), reader.read("My sister moved to Austin.")
+    assert relate(*mine, similar, 0.1).kind == "unknown"  # "user" is the subject of both

@@ -46,14 +46,28 @@ OTHER_POSSESSIVES = frozenset({"his", "her", "their", "its", "your"})
 
 
 def word(token: Any) -> str:
-    """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written),
-    a family word in one form ("mum", "mom", "mommy" -> "mother")."""
+    """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written;
+    a capitalised "plural" that is the subject of a singular verb as written: a name, "Ines
+    is", "James lives"), a family word in one form ("mum", "mom", "mommy" -> "mother")."""
     if token.like_num or any(ch.isdigit() for ch in token.text):
         return str(token.text.lower())
     if token.lower_ in FAMILY_WORDS:  # the small model lemmatizes "lives" after "mum" as "life"
         return FAMILY_WORDS[token.lower_]
+    if token.tag_ in ("NNS", "NNPS") and token.text[:1].isupper() and _of_singular_verb(token):
+        return str(token.lower_)
     lemma = token.lemma_.lower() if token.lemma_ else token.lower_
     return FAMILY_WORDS.get(lemma, us_spelling(lemma))
+
+
+def _of_singular_verb(token: Any) -> bool:
+    """Whether ``token`` is the subject of a verb in the third person singular ("is",
+    "lives", "has moved")."""
+    if token.dep_ not in SUBJECTS:
+        return False
+    verb = token.head
+    return verb.tag_ == "VBZ" or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ == "VBZ" for c in verb.children
+    )
 
 
 #: Family words in one form: the everyday and the British word for one relative are one

@@ -97,6 +97,9 @@ MARKED_TOPIC = 0.5
 #: Two texts the reading leaves unrelated, with the same names, numbers and negations, say
 #: the same at or above this cosine (the gate at which dedup compares words).
 SAME_ANCHORED = 0.7
+#: Two texts below this cosine whose clauses share no subject are about different things: the
+#: clauses are not compared (a search's newer-version penalty starts at 0.40 too).
+APART = 0.4
 _WORD = re.compile(r"\w+")
 # Every word form of a bare change's verb (BARE_CHANGES), and more: only texts that have one
 # are parsed when a search looks for changes that name no slot.
@@ -215,6 +218,8 @@ def relate(
         # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green"
         said = old.claims or new.claims  # one reading is enough: they say the same
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
+    if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
+        return Relation("different")  # nothing in common, not close: no clause to compare
     changes: list[str] = []
     guesses: list[str] = []
     agreed_old: set[int] = set()
@@ -277,6 +282,16 @@ def relate(
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     return Relation("unknown")
+
+
+def _share_a_subject(old: Statement, new: Statement) -> bool:
+    """Whether the two may speak of one subject: a word in common among their clauses'
+    subjects and owners ("user" of "I" and of "my sister"), or a pronoun subject (who or what
+    it is, is not known)."""
+    if any(is_pronoun(c) for c in (*old.claims, *new.claims)):
+        return True
+    theirs = {w for c in old.claims for w in (*c.subject.split(), *c.owner.split())}
+    return any(w in theirs for c in new.claims for w in (*c.subject.split(), *c.owner.split()))
 
 
 def _timed(statement: Statement) -> bool:
