@@ -188,16 +188,28 @@ class Gate:
 
 
 class LookupEmbedder:
-    """cogmem's embedder: vectors looked up in a dict, so embedding costs ~0."""
+    """cogmem's embedder: vectors looked up in a dict, so embedding costs ~0. A text not in
+    the table (a short phrase the version reading of write-time dedup compares) is embedded
+    by the model-free hashing embedder: no model is loaded in a worker."""
 
     def __init__(self) -> None:
         self.table: dict[str, np.ndarray] = {}
+        self._other: Any = None
 
     def put(self, texts: Sequence[str], vectors: np.ndarray) -> None:
         self.table.update(zip(texts, vectors, strict=True))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return np.stack([self.table[t] for t in texts])
+        table = self.table
+        return np.stack([table[t] if t in table else self._hash(t) for t in texts])
+
+    def _hash(self, text: str) -> np.ndarray:
+        if self._other is None:
+            from cogmem.testing import HashingEmbedder
+
+            width = len(next(iter(self.table.values())))
+            self._other = HashingEmbedder(dimension=width)
+        return np.asarray(self._other.embed([text])[0], dtype=np.float32)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embed(texts).tolist()
