@@ -211,6 +211,8 @@ def relate(
     readable = old.readable and new.readable
     if spelled := respelled(old.anchors, new.anchors, new.text):  # "Thompson, with a p"
         return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
+    if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
+        return Relation("different")  # nothing in common, not close: no clause to compare
     theirs, ours = named_in(old), named_in(new)
     if (theirs and ours and not share_a_person(theirs, ours)) or _namesakes(old, new):
         return Relation("different")  # other people: whatever the clauses say, not one fact
@@ -218,8 +220,6 @@ def relate(
         # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green"
         said = old.claims or new.claims  # one reading is enough: they say the same
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
-    if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
-        return Relation("different")  # nothing in common, not close: no clause to compare
     changes: list[str] = []
     guesses: list[str] = []
     agreed_old: set[int] = set()
