@@ -450,6 +450,26 @@ def test_chromas_query_and_the_exact_scan_find_the_same(
         assert same_results(searches(mem), exact)
 
 
+def test_the_exact_scan_kept_across_adds_equals_a_scan_read_afresh(
+    embedder: HashingEmbedder,
+) -> None:
+    """The scan keeps its unit vectors and appends only the rows added since (its buffer
+    grows past 64, then by half): after every add it finds what a scan of every vector read
+    afresh finds."""
+    from cogmem.scan import ExactScan
+
+    with CognitiveMemory(embedder=embedder) as mem:
+        query = embedder.embed(["ferry timetable notes"])
+        for step in range(12):
+            mem.add_many(
+                [f"note {step}-{i} about ferry timetable {i * step}" for i in range(step * 7)],
+                now=NOW,
+            )
+            ns = internals.namespace(mem)
+            kept = ns.nearest(query, 10)
+            assert kept == ExactScan().nearest(ns.index, ns.vectors, query, 10)
+
+
 def test_a_corrupt_index_file_is_rebuilt_from_chroma(
     tmp_path: Path, embedder: HashingEmbedder
 ) -> None:

@@ -325,8 +325,12 @@ class Namespace:
         changes) is written behind as a recall is (:meth:`remember`); any other is written
         through (:meth:`update`)."""
         table = self.records
-        behind = [r for r in records if r.id in table and only_reinforces(table[r.id], r)]
-        self.update([r for r in records if not any(r is b for b in behind)])
+        behind: list[MemoryRecord] = []
+        through: list[MemoryRecord] = []
+        for r in records:
+            reinforces = r.id in table and only_reinforces(table[r.id], r)
+            (behind if reinforces else through).append(r)
+        self.update(through)
         self.index.update(behind)  # written with the next recalls, or at flush
         self._recalls.update((r.id, r) for r in behind)
 
