@@ -694,6 +694,45 @@ def test_a_parser_that_fails_loses_no_write(mem: CognitiveMemory) -> None:
     assert {m.text for m in mem.memories()} == {"I live in Denver.", "I live in Austin."}
 
 
+def test_reading_new_words_leaves_the_parsers_vocabulary_as_it_was() -> None:
+    """A process that reads for days must not hold every word it ever read: the words a read
+    adds to the shared pipeline's vocabulary are let go once it is read (spaCy's memory
+    zone), and what was read stays read."""
+    from cogmem.parser import load_parser
+
+    reader = StatementReader()
+    reader.read("I live in Denver.")  # the pipeline loaded, its own words in place
+    strings = load_parser().vocab.strings
+    before = len(strings)
+    texts = [f"My cousin Zorblax{n} moved to Quelport{n} last year." for n in range(40)]
+    statements = reader.read_many(texts)
+    assert len(strings) == before
+    assert all(s.claims and f"quelport{n}" in s.words for n, s in enumerate(statements))
+
+
+def test_a_read_kept_packed_is_not_parsed_again() -> None:
+    """Reads beyond the few kept as objects are kept packed: read again, they are unpacked,
+    equal to the first read, and not parsed a second time."""
+    from cogmem.parser import load_parser
+
+    parsed: list[str] = []
+
+    def counted(texts: Sequence[str]) -> list[Any]:
+        parsed.extend(texts)
+        return list(load_parser().pipe(texts))
+
+    reader = StatementReader(parse=counted, size=30, live=2)
+    texts = [f"My cousin Ana{n} lives in Lyon." for n in range(20)]
+    first = reader.read_many(texts)
+    assert len(parsed) == 20
+    again = reader.read_many(list(reversed(texts)))
+    assert len(parsed) == 20
+    assert list(reversed(again)) == first
+    reader.read_many([f"My aunt Eva{n} lives in Oslo." for n in range(30)])
+    reader.read(texts[0])  # pushed out of the 30 kept: parsed again
+    assert len(parsed) == 51
+
+
 def test_a_summary_is_never_a_newer_version(mem: CognitiveMemory) -> None:
     """A consolidation summary restates older memories; formed later, it still outdates none."""
     old = mem.add("Standup: billing migration on track.", memory_type="episodic", now=_at(90))
