@@ -113,7 +113,7 @@ class CognitiveMemoryConfig:
     version_exponent: float = 2.0
     version_similarity: float = 0.40
     version_similarity_full: float = 0.70
-    version_candidates: int = 10
+    version_candidates: int = 6
     # An explicit newer version (previous_version, set by write-time dedup) that is a candidate
     # with at least version_relevance_ratio of the older memory's relevance caps the older
     # one's score at version_margin of its own: the older ranks right below it. None: off.

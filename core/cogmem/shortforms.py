@@ -112,6 +112,13 @@ _SPELLING = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)
+def _speaks_of_spelling(text: str) -> bool:
+    """Whether ``text`` speaks of how something is spelled (kept: a search relates each of its
+    best candidates, as the newer, to several older ones)."""
+    return _SPELLING.search(text) is not None
+
+
 def respelled(
     old_names: Iterable[str], new_names: Iterable[str], new_text: str
 ) -> tuple[str, str] | None:
@@ -123,7 +130,7 @@ def respelled(
         new_names: Those of the newer text.
         new_text: The newer text, as written.
     """
-    if not _SPELLING.search(new_text):
+    if not _speaks_of_spelling(new_text):
         return None
     olds, news = _letters(frozenset(old_names)), _letters(frozenset(new_names))
     pairs = [
