@@ -631,6 +631,21 @@ def test_unrelated_facts_about_one_subject_do_not_push_each_other_down(
     assert all(r.memory.previous_version is None for r in results)
 
 
+def test_facts_of_one_subject_compete_by_relevance_not_by_age(mem: CognitiveMemory) -> None:
+    """Other attributes of one subject are scored with the retention of the freshest of them:
+    the oldest answers its own question first, and says why."""
+    facts = ["Ana lives in Paris.", "Ana is vegetarian.", "Ana works as a nurse."]
+    for n, text in enumerate(facts):
+        when = _at(360 - 170 * n)
+        mem.write(text, memory_type="semantic", created_at=when, now=when)
+    first = mem.search("Where does Ana live?", now=NOW, reinforce=False)[0]
+    assert first.text == "Ana lives in Paris."
+    assert first.explanation.penalties["sibling_retention"] > 1.0
+    newest = mem.search("Is Ana a nurse?", now=NOW, reinforce=False)[0]
+    assert newest.text == "Ana works as a nurse."
+    assert "sibling_retention" not in newest.explanation.penalties
+
+
 @pytest.mark.parametrize("speaker", ["", "Mira: "])
 def test_an_exchange_a_newer_one_updates_ranks_below_it_unless_a_turn_between_speakers(
     mem: CognitiveMemory, speaker: str

@@ -412,6 +412,7 @@ def evidence(
         tuple(p for p in found_pairs.updates if p[1] in stated),
         found_pairs.unrelated,
         versions.doubts([c.memory for c in chosen], later) if later else (),
+        found_pairs.siblings,
     )
 
 

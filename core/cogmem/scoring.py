@@ -225,6 +225,37 @@ def newer_version_penalties(
     return out
 
 
+def sibling_retention(
+    candidates: Sequence[Candidate],
+    retentions: Mapping[str, float],
+    siblings: Set[tuple[str, str]],
+) -> dict[str, float]:
+    """Facts of one subject about other attributes compete by relevance, not by age.
+
+    A semantic or core memory ``m`` that the query's best candidates read as another attribute
+    of the subject of newer facts ``n`` (``(m, n)`` in ``siblings``: "Ana lives in Paris." /
+    "Ana is vegetarian.") is scored with the retention of the best retained of them::
+
+        factor(m) = max_n R_n / R_m    (applied as factor^α, > 1 only)
+
+    so that six facts about Ana, written weeks apart, each answer their own question first:
+    age orders the versions of one fact (:func:`newer_version_penalties`,
+    :func:`explicit_version_caps`), not what is known of one person.
+
+    Returns:
+        id -> factor (> 1) for the memories that gain from it.
+    """
+    kinds = {c.memory.id: c.memory.memory_type for c in candidates}
+    out: dict[str, float] = {}
+    for older, newer in siblings:
+        if kinds.get(older) not in ("semantic", "core") or newer not in retentions:
+            continue
+        r_m, r_n = retentions.get(older, 0.0), retentions[newer]
+        if r_m > 0.0 and r_n > r_m:
+            out[older] = max(out.get(older, 1.0), r_n / r_m)
+    return out
+
+
 def explicit_version_caps(
     candidates: Sequence[Candidate],
     relevance: Mapping[str, float],
@@ -430,6 +461,7 @@ def score_candidates(
         else {}
     )
     weaker = contradiction_losers(unique, retentions)
+    fresher = sibling_retention(unique, retentions, evidence.siblings)
 
     made: list[tuple[Candidate, dict[str, float], float, float]] = []
     for c in unique:
@@ -446,6 +478,8 @@ def score_candidates(
             penalties["newer_version"] = versions[mid][0]
         if mid in weaker:
             penalties["contradiction"] = config.contradiction_penalty
+        if mid in fresher:
+            penalties["sibling_retention"] = fresher[mid] ** alpha
         value = retention_score(relevance[mid], retentions[mid], alpha)
         for factor in penalties.values():
             value *= factor

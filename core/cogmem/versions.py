@@ -120,12 +120,15 @@ class Relation:
         sure: For ``update``: read from the claims (one slot, another value), not inferred
             from a word that marks a change and the kind of the new value. Only a sure update
             is written down as a version link; a search weighs the others with its query.
+        sibling: For ``different``: two facts of one subject, about other attributes of it
+            ("Ana lives in Paris." / "Ana is vegetarian.").
     """
 
     kind: RelationKind
     changes: tuple[str, ...] = ()
     lasting: bool = False
     sure: bool = False
+    sibling: bool = False
 
 
 def _conflict(old: Statement, new: Statement) -> str:
@@ -268,7 +271,9 @@ def relate(
     if new.marked and close and conflict != "people":
         return Relation("update", ("said to change it",))
     changing = new.marked or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims)
-    if conflict or (
+    if conflict:
+        return Relation("different")
+    if (
         readable
         and not retold
         and _other_attributes(old, new, strict=changing)
@@ -276,7 +281,8 @@ def relate(
         and not _shared_values(old, new)
         and not (_timed(old) and _anchored(old, new, cosine))
     ):
-        return Relation("different")
+        sibling = not changing and _facts(old) and _facts(new) and not _one_property(old, new)
+        return Relation("different", sibling=sibling)
     if not (retold or changing) and _anchored(old, new, cosine):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
@@ -292,6 +298,23 @@ def _share_a_subject(old: Statement, new: Statement) -> bool:
         return True
     theirs = {w for c in old.claims for w in (*c.subject.split(), *c.owner.split())}
     return any(w in theirs for c in new.claims for w in (*c.subject.split(), *c.owner.split()))
+
+
+def _facts(statement: Statement) -> bool:
+    """Whether every claim of a statement says how things are (no one-off event)."""
+    return all(c.state for c in statement.claims)
+
+
+def _one_property(old: Statement, new: Statement) -> bool:
+    """Whether a claim of each gives one property of something (not a person) by one verb:
+    "Kwame's favourite colour is yellow." / "... is teal." hold one value, whatever the
+    reading makes of the two values' kinds (two attributes of a person, "Ana is vegetarian."
+    / "Ana is a nurse.", are not so)."""
+    return any(
+        a.predicate == b.predicate and not (a.person or b.person) and same_subject(a, b)
+        for a in old.claims
+        for b in new.claims
+    )
 
 
 def _timed(statement: Statement) -> bool:
@@ -411,6 +434,8 @@ class Versions:
         unit = [None if v is None else v / max(float(np.linalg.norm(v)), 1e-12) for v in vectors]
         updates: list[tuple[str, str]] = []
         different: set[tuple[str, str]] = set()
+        siblings: set[tuple[str, str]] = set()
+        unsettled: set[str] = set()  # older ids a newer text on their subject may update
         for i, older in enumerate(records):
             for j, newer in enumerate(records):
                 if i == j or older.created_at >= newer.created_at:
@@ -422,7 +447,12 @@ class Versions:
                     updates.append((older.id, newer.id))
                 elif relation.kind in ("different", "same"):
                     different.add((older.id, newer.id))
-        return Evidence(tuple(updates), frozenset(different))
+                if relation.sibling:
+                    siblings.add((older.id, newer.id))
+                elif _share_a_subject(statements[i], statements[j]):
+                    unsettled.add(older.id)
+        settled = frozenset(p for p in siblings if p[0] not in unsettled)
+        return Evidence(tuple(updates), frozenset(different), siblings=settled)
 
     def doubts(
         self, best: Sequence[MemoryRecord], later: Sequence[MemoryRecord]
@@ -487,8 +517,12 @@ class Evidence:
             Neuromancer."), one per older memory: the change whose new value fits it best.
             Which slot changed is not said: the change answers the query as well as the
             older, which ranks right below it (:func:`cogmem.scoring.score_candidates`).
+        siblings: ``(older id, newer id)``: other attributes of one subject, both facts
+            ("Ana lives in Paris." / "Ana is vegetarian."), for an older memory that no newer
+            candidate on its subject may update (each such pair read so).
     """
 
     updates: tuple[tuple[str, str], ...] = ()
     unrelated: frozenset[tuple[str, str]] = frozenset()
     doubts: tuple[tuple[str, str], ...] = ()
+    siblings: frozenset[tuple[str, str]] = frozenset()
