@@ -646,6 +646,28 @@ def test_facts_of_one_subject_compete_by_relevance_not_by_age(mem: CognitiveMemo
     assert "sibling_retention" not in newest.explanation.penalties
 
 
+def test_a_fact_a_newer_one_on_its_subject_may_update_keeps_its_age(mem: CognitiveMemory) -> None:
+    """One property given two values is never a pair of siblings, however the values read
+    ("yellow" / "teal" are not kin to the phrase similarity here); and a fact that such a
+    newer text may update gains no freshness from its other siblings."""
+    writes = [
+        ("Kwame's favourite colour is yellow.", 50),
+        ("Kwame lives in Accra.", 30),
+        ("Kwame's favourite colour is teal.", 2),
+    ]
+    for text, days in writes:
+        mem.write(text, memory_type="semantic", created_at=_at(days), now=_at(days))
+    found = mem.search("What is Kwame's favourite colour?", now=NOW, reinforce=False)
+    texts = [r.text for r in found]
+    assert texts.index("Kwame's favourite colour is teal.") < texts.index(
+        "Kwame's favourite colour is yellow."
+    )
+    older = next(r for r in found if r.text == "Kwame's favourite colour is yellow.")
+    assert "sibling_retention" not in older.explanation.penalties
+    accra = next(r for r in found if r.text == "Kwame lives in Accra.")
+    assert accra.explanation.penalties["sibling_retention"] > 1.0  # a sibling of the newest
+
+
 @pytest.mark.parametrize("speaker", ["", "Mira: "])
 def test_an_exchange_a_newer_one_updates_ranks_below_it_unless_a_turn_between_speakers(
     mem: CognitiveMemory, speaker: str
