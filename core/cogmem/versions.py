@@ -449,7 +449,7 @@ class Versions:
                     different.add((older.id, newer.id))
                 if relation.sibling:
                     siblings.add((older.id, newer.id))
-                elif _share_a_subject(statements[i], statements[j]):
+                elif older.id not in unsettled and _share_a_subject(statements[i], statements[j]):
                     unsettled.add(older.id)
         settled = frozenset(p for p in siblings if p[0] not in unsettled)
         return Evidence(tuple(updates), frozenset(different), siblings=settled)
