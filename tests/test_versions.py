@@ -257,6 +257,16 @@ def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) 
     assert not reader.read("I didn't go to the gym yesterday.").fact
 
 
+def test_a_pronoun_owner_is_the_subject_of_the_clause_before(reader: StatementReader) -> None:
+    farrier = reader.read("Clementine's farrier comes every 6 weeks; his name is Dale.")
+    assert farrier.claims[1].subject == "clementine farrier name"
+    show = "Clementine's show name is 'Sunday's Lucky Penny'."
+    assert kind(reader, farrier.text, show) != "update"  # the farrier's name is not hers
+    # nothing before it, or only the speaker: whose it is stays unknown
+    assert reader.read("His name is Dale.").claims[0].subject == "name"
+    assert reader.read("I met a guy; his name is Tom.").claims[1].subject == "name"
+
+
 # ----------------------------------------------------------------------- relations
 @pytest.mark.parametrize(
     ("old", "new"),

@@ -28,6 +28,7 @@ __all__ = [
     "clauses",
     "clefts",
     "is_question",
+    "owned_by_pronoun",
     "phrase",
     "subject_phrase",
     "word",
@@ -151,6 +152,15 @@ def subject_phrase(
         return speaker, "", True
     # a name written as one: the small model tags some lowercase chat nouns as names
     return named, owner, head.pos_ == "PROPN" and not owners and head.text[:1].isupper()
+
+
+def owned_by_pronoun(head: Any) -> bool:
+    """Whether the phrase of ``head`` is owned by a third person named by a pronoun ("his
+    name", "their car"): someone's, read without its owner by :func:`subject_phrase`."""
+    return any(c.lower_ in _THIRD_PERSON_POSSESSIVES for c in _possessives(head))
+
+
+_THIRD_PERSON_POSSESSIVES = OTHER_POSSESSIVES - {"your"}
 
 
 def _possessives(head: Any) -> list[Any]:

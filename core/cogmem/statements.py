@@ -41,6 +41,7 @@ from .clauses import (
     clauses,
     clefts,
     is_question,
+    owned_by_pronoun,
     phrase,
     subject_phrase,
     word,
@@ -231,6 +232,13 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         else:
             who, owner, person = subject_phrase(subject, speaker)
             person = person or subject is reporter  # "they" of "Rina said they ..."
+            if not owner and claims and owned_by_pronoun(subject):
+                # "Clementine's farrier comes every 6 weeks; his name is Dale.": "his" of a
+                # later clause is taken as the subject of the one before it, when that is not
+                # the speaker ("I met a guy; his name is Tom": the guy's, not known here)
+                before = claims[-1].subject
+                if before != speaker and before not in PRONOUNS:
+                    owner, who = before, f"{before} {who}"
         if reporter is not None and not owner and not person:
             # "Paula says the diet is vegan": Paula's diet
             owner = subject_phrase(reporter, speaker)[0]
