@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+import numpy as np
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
@@ -135,6 +136,8 @@ def test_change_marks() -> None:
     assert marks_change("No, it's 5.")
     assert marks_revision("Actually, it's Tuesday.")
     assert not marks_revision("It's not Tuesday.")  # a negation alone revises nothing
+    assert marks_revision("dr appt → thurs 2:15") and marks_revision("gym -> 7am")  # a note's
+    assert not marks_revision("Lisbon - Porto by train takes three hours.")  # "changed to"
 
 
 def test_what_the_small_parser_misreads_in_a_change(reader: StatementReader) -> None:
@@ -481,6 +484,19 @@ def test_a_change_of_one_attribute_updates_no_other(
 )
 def test_restatements(reader: StatementReader, old: str, new: str) -> None:
     assert kind(reader, old, new) == "same"
+
+
+def test_the_same_names_at_a_high_cosine_are_the_same_only_when_both_are_read(
+    reader: StatementReader,
+) -> None:
+    # claims that do not match, with the same names and numbers: one fact, reworded
+    assert kind(reader, "My alarm is set for 6:30 am.", "My alarm goes off at 06:30.", 0.9) == (
+        "same"
+    )
+    # the newer says who now picks up the kid, and the parser reads no claim in it
+    old, new = "Kid pickup: Grandma on Wednesdays", "Kid pickup Wednesdays: neighbor (Grandma's)"
+    assert reader.read(old).readable and not reader.read(new).readable
+    assert kind(reader, old, new, 0.9) != "same"
 
 
 def test_abbreviations_are_matched_only_where_they_fit() -> None:
@@ -856,6 +872,34 @@ def test_a_change_that_names_no_slot_ranks_above_what_it_may_change() -> None:
         ids = [h.id for h in hits]
         assert ids.index(new) < ids.index(old)
         assert hits[ids.index(old)].explanation.newer_version_id == new
+
+
+def test_facts_the_reading_cannot_relate_are_apart_unless_they_share_a_value(
+    reader: StatementReader,
+) -> None:
+    """Read-time evidence of two facts ``relate`` leaves ``unknown``, at cosine 1: no verb or
+    value in common (and no change said) keeps the similarity from outdating the older; a
+    value in common, or a change said, leaves it to the similarity."""
+
+    def at(text: str, days: int) -> MemoryRecord:
+        return MemoryRecord(id=text, text=text, created_at=_at(days), memory_type="semantic")
+
+    def evidence(old: str, new: str) -> tuple[bool, str]:
+        records = [at(old, 100), at(new, 10)]
+        assert kind(reader, old, new, 1.0) == "unknown"
+        found = Versions(reader, similar).pairs(records, [np.ones(4), np.ones(4)])
+        return (old, new) in found.unrelated, ", ".join(found.updates[0]) if found.updates else ""
+
+    flowers = "Ananya's favourite flowers are marigolds."
+    assert evidence("Ananya's cat is named Samosa.", flowers) == (True, "")
+    assert (
+        evidence("I have 14 vacation days left this year.", "I'm down to 9 vacation days.")[0]
+        is False
+    )
+    contact = "The client contact is Jon Reyes."
+    assert (
+        evidence(contact, "The client contact spells his name John Reyes, with an h.")[0] is False
+    )
 
 
 def test_of_several_changes_that_name_no_slot_the_one_whose_value_fits_is_doubted(

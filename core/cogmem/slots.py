@@ -35,6 +35,7 @@ __all__ = [
     "changes_to_kind",
     "changes_value",
     "one_predicate",
+    "one_verb",
     "other_things",
     "owns",
     "same_slot",
@@ -207,8 +208,12 @@ _PLACE_PREPOSITIONS = frozenset({"in", "at", "on", "near", "by", "inside"})
 def one_predicate(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """One subject and one predicate (two copulas are one): where the same value says the
     same thing, whatever else the clauses hold ("is June 21" / "is on 21/06")."""
-    same = old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS
-    return same and _one_subject(old, new, similar)
+    return one_verb(old, new) and _one_subject(old, new, similar)
+
+
+def one_verb(old: Claim, new: Claim) -> bool:
+    """The same predicate, two copulas being one ("is" / "remains")."""
+    return old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS
 
 
 def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:

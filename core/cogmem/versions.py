@@ -71,6 +71,7 @@ from .slots import (
     changes_to_kind,
     changes_value,
     one_predicate,
+    one_verb,
     other_things,
     owns,
     same_slot,
@@ -283,7 +284,7 @@ def relate(
     ):
         sibling = not changing and _facts(old) and _facts(new) and not _one_property(old, new)
         return Relation("different", sibling=sibling)
-    if not (retold or changing) and _anchored(old, new, cosine):
+    if readable and not (retold or changing) and _anchored(old, new, cosine):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
@@ -298,6 +299,20 @@ def _share_a_subject(old: Statement, new: Statement) -> bool:
         return True
     theirs = {w for c in old.claims for w in (*c.subject.split(), *c.owner.split())}
     return any(w in theirs for c in new.claims for w in (*c.subject.split(), *c.owner.split()))
+
+
+def _told_apart(old: Statement, new: Statement) -> bool:
+    """Whether two facts the reading left ``unknown`` are still not versions of one: both
+    read, every claim a state, the newer says nothing of a change (no revision, no change
+    verb), and no two of their claims have one verb or share a word of their values.
+    "Ananya's favourite flowers are marigolds." says nothing of where Ananya is moving,
+    however close the two embeddings are; "I'm down to 9 vacation days." may well change "I
+    have 14 vacation days left."."""
+    if not (old.readable and new.readable and _facts(old) and _facts(new)):
+        return False
+    if new.revises or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims):
+        return False
+    return not any(one_verb(a, b) or a.content & b.content for a in old.claims for b in new.claims)
 
 
 def _facts(statement: Statement) -> bool:
@@ -443,11 +458,12 @@ class Versions:
                 vi, vj = unit[i], unit[j]
                 cosine = None if vi is None or vj is None else float(vi @ vj)
                 relation = relate(statements[i], statements[j], self.similar, cosine)
+                apart = relation.kind == "unknown" and _told_apart(statements[i], statements[j])
                 if relation.kind == "update":
                     updates.append((older.id, newer.id))
-                elif relation.kind in ("different", "same"):
+                elif relation.kind in ("different", "same") or apart:
                     different.add((older.id, newer.id))
-                if relation.sibling:
+                if relation.sibling or (apart and _share_a_subject(statements[i], statements[j])):
                     siblings.add((older.id, newer.id))
                 elif older.id not in unsettled and _share_a_subject(statements[i], statements[j]):
                     unsettled.add(older.id)
