@@ -18,6 +18,7 @@ _SETS = (
     "versions_heldout",
     "versions_heldout2",
     "versions_heldout3",
+    "versions_heldout4",
 )
 
 
