@@ -49,6 +49,10 @@ _COSINES = {
     frozenset({"live in", "work at"}): 0.29,
     frozenset({"take", "take up"}): 0.61,
     frozenset({"purchase", "buy"}): 0.86,
+    frozenset({"physician", "doctor"}): 0.83,
+    frozenset({"wife", "husband"}): 0.86,
+    frozenset({"upstairs", "downstairs"}): 0.84,
+    frozenset({"old", "young"}): 0.86,
 }
 
 
@@ -497,6 +501,18 @@ def test_the_same_names_at_a_high_cosine_are_the_same_only_when_both_are_read(
     old, new = "Kid pickup: Grandma on Wednesdays", "Kid pickup Wednesdays: neighbor (Grandma's)"
     assert reader.read(old).readable and not reader.read(new).readable
     assert kind(reader, old, new, 0.9) != "same"
+
+
+def test_a_noun_said_with_a_synonym_is_the_same_but_not_an_antonym_or_a_relative(
+    reader: StatementReader,
+) -> None:
+    assert kind(reader, "My husband is a physician.", "My husband is a doctor.") == "same"
+    assert kind(reader, "My husband is a nurse.", "My husband is a doctor.") == "update"
+    # antonyms sit as close as synonyms to the embedder; only nouns are matched so
+    assert kind(reader, "My office is upstairs.", "My office is downstairs.") == "update"
+    assert kind(reader, "My brother is older.", "My brother is younger.") == "update"
+    # "wife" / "husband" are as close as synonyms to the embedder: two people
+    assert kind(reader, "I live with my wife.", "I live with my husband.") != "same"
 
 
 def test_abbreviations_are_matched_only_where_they_fit() -> None:

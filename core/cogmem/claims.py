@@ -79,6 +79,8 @@ class Claim:
         roles: Each preposition of the value with its object ("from paris", "to berlin"):
             "moved from Paris to Berlin" and "from Berlin to Paris" have one value, not one
             meaning.
+        nouns: The words of the value the parser tagged common nouns ("physician" of "is a
+            physician"; not "older", "upstairs").
     """
 
     subject: str
@@ -92,6 +94,7 @@ class Claim:
     state: bool = True
     person: bool = False
     roles: frozenset[str] = frozenset()
+    nouns: frozenset[str] = frozenset()
 
     @property
     def thing(self) -> frozenset[str]:

@@ -40,6 +40,7 @@ __all__ = [
     "owns",
     "same_slot",
     "same_subject",
+    "synonymous",
     "value_phrase",
     "when_word",
 ]
@@ -230,6 +231,23 @@ def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     if not all(w.isalpha() for w in a | b):
         return False  # "tok00300" / "tok00785": codes, not words with synonyms
     return similar(" ".join(sorted(a)), " ".join(sorted(b))) >= SYNONYM_KIN
+
+
+def synonymous(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """Whether the values of two claims differ in one word each, and the two are nouns that
+    name one thing (cosine ≥ ``SYNONYM_KIN``, as for the names of one subject: "a physician"
+    / "a doctor", "a sofa" / "a couch"). Never adjectives or adverbs, whose antonyms sit as
+    close ("older" / "younger" 0.86, "upstairs" / "downstairs" 0.84); nor a number, a time
+    word or a relative ("wife" / "husband" 0.86)."""
+    ours, theirs = old.content - new.content, new.content - old.content
+    if len(ours) != 1 or len(theirs) != 1:
+        return False
+    (a,), (b,) = ours, theirs
+    if a not in old.nouns or b not in new.nouns or {a, b} & RELATIVES:
+        return False
+    if not (a.isalpha() and b.isalpha()) or when_word(a) or when_word(b):
+        return False
+    return similar(a, b) >= SYNONYM_KIN
 
 
 def changes_value(old: Claim, new: Claim) -> bool:

@@ -276,6 +276,7 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
                 for t in tokens
                 if t.dep_ == "pobj" and t.head.dep_ == "prep"
             ),
+            nouns=frozenset(word(t) for t in tokens if t.pos_ == "NOUN"),
         )
         said_by = subject_phrase(reporter, speaker)[0] if reporter is not None else ""
         if said_by and claim.subject == "it":  # "Kofi said it is ...": Kofi's, whatever it is

@@ -76,6 +76,7 @@ from .slots import (
     owns,
     same_slot,
     same_subject,
+    synonymous,
     value_phrase,
     when_word,
 )
@@ -237,7 +238,10 @@ def relate(
             )
             slot = same_slot(a, b, similar)
             one = slot or _key(a) == _key(b) or one_predicate(a, b, similar)
-            if (one and agree(a, b)) or other_voice(a, b) or other_voice(b, a):
+            agreed = agree(a, b) or (
+                synonymous(a, b, similar) and agree(a, replace(b, value=a.value))
+            )
+            if (one and agreed) or other_voice(a, b) or other_voice(b, a):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order,
                 agreed_new.add(j)  # the passive voice)
                 continue
