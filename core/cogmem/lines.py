@@ -59,7 +59,8 @@ _CHANGE_MARKS = re.compile(
     r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switched|changed|"
     r"moved|updated?|new|now|these days|nowadays|rescheduled|postponed|pushed|turns out|"
     r"replaced|not|no(?!\.?\s?\d)|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
-    r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed|spelled|spelt)\b"
+    r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed|spelled|spelt|"
+    r"used to)\b"
     r"|→|⇒|->|=>",  # a note's "changed to": "dr appt → thurs 2:15"
     re.IGNORECASE,
 )
