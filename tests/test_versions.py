@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -22,7 +23,7 @@ from cogmem.canonical import (
     us_spelling,
 )
 from cogmem.errors import InvalidTypeError, ModelNotFoundError
-from cogmem.intake import writable
+from cogmem.intake import take_in
 from cogmem.judges import judged
 from cogmem.lines import marks_change, marks_revision, speaker_lines
 from cogmem.parser import MODEL_FILES, _check, _model_dir
@@ -1005,16 +1006,44 @@ def test_texts_are_read_while_they_are_embedded(mem: CognitiveMemory) -> None:
     assert len(mem) == before
 
 
+def test_a_write_is_embedded_while_its_type_is_read() -> None:
+    """take_in returns the embedded records while the reading thread still parses (here it
+    waits for a signal); the types are settled where dedup needs them."""
+    started, go = threading.Event(), threading.Event()
+
+    def slow_facts(texts: Sequence[str]) -> list[str]:
+        started.set()
+        go.wait(timeout=30)
+        return ["semantic"] * len(texts)
+
+    intake = take_in(
+        ["I live in Lyon.", {"text": "Met Ana.", "memory_type": "episodic"}], NOW,
+        CognitiveMemoryConfig(), HashingEmbedder(), False, batch=True, classify=slow_facts,
+    )  # fmt: skip
+    assert started.wait(timeout=30) and intake.reading is not None
+    assert intake.vectors.shape[0] == 2 and not go.is_set()  # embedded before it was read
+    assert [r.memory_type for r in intake.records] == ["episodic", "episodic"]
+    go.set()
+    records, read = intake.reading.settle(intake.records)
+    assert [r.memory_type for r in records] == ["semantic", "episodic"]
+    assert read == {records[0].id}
+
+
 def _facts(texts: Sequence[str]) -> list[str]:
     return ["semantic"] * len(texts)
 
 
-def _typed_in_child(queue: Any) -> None:
-    records, _, _, _ = writable(
-        ["I live in Lyon."], NOW, CognitiveMemoryConfig(), HashingEmbedder(), False,
-        batch=False, classify=_facts,
+def _typed(text: str) -> str:
+    intake = take_in(
+        [text], NOW, CognitiveMemoryConfig(), HashingEmbedder(), False, batch=False,
+        classify=_facts,
     )  # fmt: skip
-    queue.put(records[0].memory_type)
+    assert intake.reading is not None
+    return intake.reading.settle(intake.records)[0][0].memory_type
+
+
+def _typed_in_child(queue: Any) -> None:
+    queue.put(_typed("I live in Lyon."))
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is a POSIX start method")
@@ -1023,10 +1052,7 @@ def test_a_forked_process_reads_with_a_thread_of_its_own() -> None:
     default on Linux, a preforking server talking to a Chroma server) starts one of its own
     instead of waiting forever on its parent's. (An in-process Chroma does not survive a
     fork at all: that is Chroma's.)"""
-    writable(
-        ["I live in Rome."], NOW, CognitiveMemoryConfig(), HashingEmbedder(), False,
-        batch=False, classify=_facts,
-    )  # fmt: skip  # the parent's reading thread now runs
+    assert _typed("I live in Rome.") == "semantic"  # the parent's reading thread now runs
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
     child = context.Process(target=_typed_in_child, args=(queue,))

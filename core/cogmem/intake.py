@@ -14,12 +14,9 @@ lock. Dedup compares each write whose id cogmem generates with its nearest store
 
 from __future__ import annotations
 
-import os
-import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypedDict
 
@@ -44,13 +41,15 @@ from .judges import judged
 from .lexical import Tokenizer
 from .namespace import Namespace
 from .neighbours import earlier_neighbours, stored_neighbours
-from .records import MEMORY_TYPES, STATUSES, MemoryRecord, MemoryType, WriteOutcome
+from .records import MEMORY_TYPES, STATUSES, MemoryRecord, WriteOutcome
 from .retention import initial_stability
 from .store import FloatArray
 from .table import RecordTable
+from .type_reading import Classify, TypeReading, start_reading
 from .versions import Versions
 
 __all__ = [
+    "Intake",
     "MemoryFields",
     "MemoryInput",
     "WritePlan",
@@ -60,8 +59,8 @@ __all__ = [
     "plan_writes",
     "refuse_repeats",
     "restorable",
+    "take_in",
     "to_record",
-    "writable",
 ]
 
 # A progress bar over the embedding beyond this many memories, updated per chunk.
@@ -262,7 +261,27 @@ def restorable(
     return checked, embed(embedder, texts, progress), "the embedder's vectors"
 
 
-def writable(
+@dataclass(frozen=True)
+class Intake:
+    """A call's inputs, checked and embedded, their types maybe still being read.
+
+    Attributes:
+        records: The inputs as records; one given no type has the default until
+            :attr:`reading` settles it.
+        vectors: Their embeddings, one row each.
+        chosen: The ids the caller chose (generated ids are fresh uuid4s: only chosen ones can
+            be stored already).
+        reading: The types of the inputs given none (``default_memory_type="auto"``), being
+            read; ``None`` when there are none to read.
+    """
+
+    records: list[MemoryRecord]
+    vectors: FloatArray
+    chosen: set[str]
+    reading: TypeReading | None = None
+
+
+def take_in(
     items: Sequence[MemoryInput | Mapping[str, Any] | str],
     now: datetime,
     config: CognitiveMemoryConfig,
@@ -270,24 +289,25 @@ def writable(
     progress: bool | None,
     *,
     batch: bool,
-    classify: Callable[[Sequence[str]], list[str]] | None = None,
-) -> tuple[list[MemoryRecord], FloatArray, set[str], set[str]]:
-    """Items handed to :meth:`CognitiveMemory.write_many` as checked records, their vectors,
-    the ids the caller chose (generated ids are fresh uuid4s: only chosen ones can be
-    stored already), and the ids whose type was read from their text. Error messages name the
-    item only in a ``batch``. ``classify``: the type of each text given no type when the
-    default type is ``auto`` (all in one call).
+    classify: Classify | None = None,
+) -> Intake:
+    """Items handed to :meth:`CognitiveMemory.write_many`, checked and embedded, the texts
+    given no type read (``classify``, when the default type is ``auto``) on a thread of their
+    own meanwhile (:mod:`cogmem.type_reading`). Error messages name the item only in a
+    ``batch``.
 
     Raises:
         InvalidTypeError / InvalidInputError: An item is malformed (nothing is embedded).
         DuplicateIdError: An id is given twice in one namespace.
     """
-    untyped: list[str] = []
+    untyped: list[tuple[int, str]] = []
     if classify is not None and config.default_memory_type == "auto":
-        untyped = [t for t in map(_untyped_text, items) if t is not None]
-    # the texts are read (classify) while they are embedded: both are model calls that let
-    # go of the GIL, and the machine has a core for each
-    reading = _background().submit(classify, untyped) if classify and untyped else None
+        untyped = [(i, t) for i, t in enumerate(map(_untyped_text, items)) if t is not None]
+    reading = (
+        start_reading(classify, [t for _, t in untyped], [i for i, _ in untyped])
+        if classify and untyped
+        else None
+    )
     try:
         made = [
             to_record(f"item {i}: " if batch else "", item, now, config, _undecided)
@@ -297,61 +317,17 @@ def writable(
         vectors = embed(embedder, [r.text for r, _ in made], progress) if made else None
     except BaseException:
         if reading is not None:
-            wait([reading])  # the input's error is the one to raise; the read is not needed
+            reading.abandon()  # the input's error is the one to raise; the read is not needed
         raise
     if vectors is None:
-        return [], np.zeros((0, 0), np.float32), set(), set()
-    if reading is not None:  # each record given no type takes the one its text reads as
-        kinds = dict(zip(untyped, reading.result(), strict=True))
-        made = [
-            (replace(r, memory_type=_read_type(kinds.get(r.text, "episodic"))), given)
-            if _untyped_text(item) is not None
-            else (r, given)
-            for (r, given), item in zip(made, items, strict=True)
-        ]
-    read = (
-        {r.id for (r, _), item in zip(made, items, strict=True) if _untyped_text(item) is not None}
-        if reading is not None
-        else set()
-    )
-    return [r for r, _ in made], vectors, {r.id for r, given in made if given}, read
-
-
-def _read_type(kind: str) -> MemoryType:
-    """A type the reading gave, checked as :func:`to_record` checks a given one."""
-    for known in MEMORY_TYPES:
-        if kind == known:
-            return known
-    raise InvalidInputError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {kind!r}")
+        return Intake([], np.zeros((0, 0), np.float32), set())
+    chosen = {r.id for r, given in made if given}
+    return Intake([r for r, _ in made], vectors, chosen, reading)
 
 
 def _undecided(text: str) -> str:
     """The type of a text written with none, until it is read: the default before ``auto``."""
     return "episodic"
-
-
-# One thread reads texts while the caller's thread embeds them (see :func:`writable`): the
-# process's own, started on first use. A forked child has none of its parent's threads, so it
-# starts its own (waiting on the parent's would wait forever).
-_READERS: list[ThreadPoolExecutor] = []
-_READERS_LOCK = threading.Lock()
-
-
-def _background() -> ThreadPoolExecutor:
-    with _READERS_LOCK:
-        if not _READERS:
-            _READERS.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-read"))
-        return _READERS[0]
-
-
-def _forget_parent_readers() -> None:
-    global _READERS_LOCK
-    _READERS.clear()
-    _READERS_LOCK = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_parent_readers)
 
 
 def _untyped_text(item: object) -> str | None:
@@ -465,7 +441,7 @@ def plan_writes(
     versions: Versions | None = None,
     *,
     version_judge: Judge | None = None,
-    read_types: set[str] | None = None,
+    reading: TypeReading | None = None,
 ) -> WritePlan:
     """Write-time dedup (:func:`cogmem.dedup.decide`) over one call, deciding only.
 
@@ -482,10 +458,18 @@ def plan_writes(
             only.
         version_judge: Asked whether a write updates a stored memory where the reading of
             the two is unsure (:func:`cogmem.judges.judged`).
-        read_types: The ids whose type was read from their text (no type given).
+        reading: The types of the inputs given none, being read (:func:`take_in`): settled
+            once the stored neighbours are found, which does not need them.
     """
     outcomes = [WriteOutcome(r.id, "stored") for r in records]
     records = list(records)
+    dedup = config.dedup_threshold is not None
+    # found while the types are read: any input dedup may compare
+    maybe = [i for i, r in enumerate(records) if r.id not in chosen or versions is not None]
+    stored_near = stored_neighbours(records, vectors, maybe, namespaces) if dedup else {}
+    read_types: set[str] = set()
+    if reading is not None:
+        records, read_types = reading.settle(records)
     # A caller-chosen id is never merged: it is stored as itself, and may only be linked as
     # the newer version of a memory it updates, when what the two say shows it (slots).
     rows = [
@@ -493,9 +477,8 @@ def plan_writes(
         for i, r in enumerate(records)
         if r.id not in chosen or (versions is not None and r.memory_type != "episodic")
     ]
-    if config.dedup_threshold is None or not rows:
+    if not dedup or not rows:
         return WritePlan(records, outcomes, {})
-    stored_near = stored_neighbours(records, vectors, rows, namespaces)
     batch_near = earlier_neighbours(records, vectors, rows, tokenizer)
     views: dict[str, _CallView] = {}
     for record in records:  # the call's inputs, as undecided so far
@@ -538,7 +521,7 @@ def plan_writes(
             view.newer_versions,
             relate,
             chosen=record.id in chosen,
-            type_read=record.id in (read_types or ()),
+            type_read=record.id in read_types,
         )
         for rewritten in decision.rewritten:  # neighbours written back (merged, relinked)
             view.put(rewritten, stored=rewritten.id not in row_of)

@@ -38,7 +38,7 @@ from .errors import InvalidInputError, InvalidTypeError, MemoryNotFoundError
 from .filters import compile_filters
 from .handle import MemoryHandle
 from .history import version_chain
-from .intake import MemoryFields, MemoryInput, restorable, writable
+from .intake import MemoryFields, MemoryInput, restorable, take_in
 from .maintenance import ConflictDetector
 from .passages import Passages
 from .recall import Query, recall, reinforcement
@@ -182,7 +182,7 @@ class CognitiveMemory(MemoryHandle):
         """:meth:`write_many`; error messages name the item only in a ``batch``."""
         moment = resolve_now(now)
         self._context.refuse_writes()
-        records, vectors, chosen, read = writable(
+        intake = take_in(
             items,
             moment,
             self.config,
@@ -191,13 +191,13 @@ class CognitiveMemory(MemoryHandle):
             batch=batch,
             classify=self.versions.memory_types if self.versions is not None else None,
         )
-        if not records:
+        if not intake.records:
             return []
         what = f"the vectors of the embedder ({self.embedder!r})"
         with self._lock:
             return self._spaces.write(
-                records, vectors, chosen, what, self.dedup_judge, self.versions,
-                version_judge=self.version_judge, read_types=read,
+                intake.records, intake.vectors, intake.chosen, what, self.dedup_judge,
+                self.versions, version_judge=self.version_judge, reading=intake.reading,
             )  # fmt: skip
 
     def restore(

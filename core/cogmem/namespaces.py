@@ -45,6 +45,7 @@ from .records import MemoryRecord, WriteOutcome
 from .recovery import doubt_path
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
+from .type_reading import TypeReading
 from .versions import Versions
 
 __all__ = ["DEFAULT_COLLECTION", "Namespaces"]
@@ -203,7 +204,7 @@ class Namespaces:
         judge: Judge | None = None,
         versions: Versions | None = None,
         version_judge: Judge | None = None,
-        read_types: set[str] | None = None,
+        reading: TypeReading | None = None,
     ) -> list[WriteOutcome]:
         """One call's writes, all or none: widths checked, caller-chosen ids (``chosen``)
         refused if taken, write-time dedup planned (:func:`cogmem.intake.plan_writes`, with
@@ -226,7 +227,7 @@ class Namespaces:
             judge,
             versions,
             version_judge=version_judge,
-            read_types=read_types,
+            reading=reading,
         )
         fresh = [plan.records[i] for i in plan.new]
         rewrites = sum(len(updated) for updated in plan.rewritten.values())

@@ -1,0 +1,99 @@
+"""The type of a write given none, read from its text on a thread of its own.
+
+With ``default_memory_type="auto"`` a text written without a type is ``semantic`` when it
+states how things are and ``episodic`` otherwise (:meth:`cogmem.versions.Versions.memory_types`,
+a dependency parse). The parse of a call's texts starts before they are embedded and runs
+beside the embedding and the search for their neighbours (model calls and Chroma let go of the
+GIL, and the machine has a core for each); the call waits for it only where dedup needs the
+types (:func:`cogmem.intake.plan_writes`)::
+
+    caller's thread   to_record -> embed -> neighbours ---------> settle -> decide -> store
+    reading thread        parse the untyped texts -------------->|
+
+A forked child has none of its parent's threads, so it starts a thread of its own (waiting on
+the parent's would wait forever).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import replace
+
+from .errors import InvalidInputError
+from .records import MEMORY_TYPES, MemoryRecord, MemoryType
+
+__all__ = ["Classify", "TypeReading", "start_reading"]
+
+Classify = Callable[[Sequence[str]], list[str]]
+"""``texts -> types``: the type each text reads as, in one call."""
+
+
+class TypeReading:
+    """The types of a call's untyped inputs, being read.
+
+    Args:
+        future: The reading's result, one type per text of ``texts``.
+        texts: The untyped inputs' texts.
+        positions: Their positions among the call's records.
+    """
+
+    def __init__(self, future: Future[list[str]], texts: list[str], positions: list[int]) -> None:
+        self._future = future
+        self._texts = texts
+        self._positions = positions
+
+    def settle(self, records: Sequence[MemoryRecord]) -> tuple[list[MemoryRecord], set[str]]:
+        """``records`` with each untyped one given the type its text reads as (waiting for
+        the reading), and the ids so typed.
+
+        Raises:
+            ModelNotFoundError: The parser model is missing or damaged (as the reading raised
+                it: nothing is written).
+        """
+        kinds = dict(zip(self._texts, self._future.result(), strict=True))
+        out = list(records)
+        for i in self._positions:
+            out[i] = replace(out[i], memory_type=_read_type(kinds.get(out[i].text, "episodic")))
+        return out, {out[i].id for i in self._positions}
+
+    def abandon(self) -> None:
+        """Wait for the reading without its result (the call failed before it was needed)."""
+        wait([self._future])
+
+
+def start_reading(classify: Classify, texts: list[str], positions: list[int]) -> TypeReading:
+    """Start reading ``texts`` (the inputs at ``positions``) on the process's reading thread."""
+    return TypeReading(_background().submit(classify, texts), texts, positions)
+
+
+def _read_type(kind: str) -> MemoryType:
+    """A type the reading gave, checked as :func:`cogmem.intake.to_record` checks a given one."""
+    for known in MEMORY_TYPES:
+        if kind == known:
+            return known
+    raise InvalidInputError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {kind!r}")
+
+
+# The process's reading thread, started on first use.
+_READERS: list[ThreadPoolExecutor] = []
+_READERS_LOCK = threading.Lock()
+
+
+def _background() -> ThreadPoolExecutor:
+    with _READERS_LOCK:
+        if not _READERS:
+            _READERS.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-read"))
+        return _READERS[0]
+
+
+def _forget_parent_readers() -> None:
+    global _READERS_LOCK
+    _READERS.clear()
+    _READERS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parent_readers)
