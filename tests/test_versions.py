@@ -920,27 +920,6 @@ def test_facts_the_reading_cannot_relate_are_apart_unless_they_share_a_value(
     )
 
 
-def test_facts_read_as_different_with_no_change_said_are_siblings(
-    reader: StatementReader,
-) -> None:
-    """Ximena and her parents are two subjects (``different``, not a sibling reading), and the
-    newer says no change: the older competes by relevance, not by age; a change said keeps
-    the pair out ("used to")."""
-
-    def at(text: str, days: int) -> MemoryRecord:
-        return MemoryRecord(id=text, text=text, created_at=_at(days), memory_type="semantic")
-
-    def siblings(old: str, new: str) -> frozenset[tuple[str, str]]:
-        found = Versions(reader, similar).pairs([at(old, 100), at(new, 10)], [np.ones(4)] * 2)
-        return found.siblings
-
-    parents, job = "Ximena's parents live in Guadalajara.", "My girlfriend Ximena is a paralegal."
-    assert relate(reader.read(parents), reader.read(job), similar).sibling is False
-    assert siblings(parents, job) == {(parents, job)}
-    truck = "Fatima runs a food truck."
-    assert not siblings(truck, "Fatima used to run the food truck; she opened a restaurant.")
-
-
 def test_of_several_changes_that_name_no_slot_the_one_whose_value_fits_is_doubted(
     reader: StatementReader,
 ) -> None:

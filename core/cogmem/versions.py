@@ -275,7 +275,7 @@ def relate(
     # rawhides" beside "a Great Dane" costs less than a correction lost.
     if new.marked and close and conflict != "people":
         return Relation("update", ("said to change it",))
-    changing = _says_change(new)
+    changing = new.marked or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims)
     if conflict:
         return Relation("different")
     if (
@@ -303,19 +303,6 @@ def _share_a_subject(old: Statement, new: Statement) -> bool:
         return True
     theirs = {w for c in old.claims for w in (*c.subject.split(), *c.owner.split())}
     return any(w in theirs for c in new.claims for w in (*c.subject.split(), *c.owner.split()))
-
-
-def _says_change(statement: Statement) -> bool:
-    """Whether a text says it changes something: a change mark ("now", "actually", a
-    negation) or a change verb ("moved", "switched")."""
-    return statement.marked or any(c.predicate.split()[0] in CHANGE_VERBS for c in statement.claims)
-
-
-def _quietly_apart(old: Statement, new: Statement, relation: Relation) -> bool:
-    """Whether a pair read as ``different`` can hide no update: the newer says no change, and
-    the two do not give one property two values (what :func:`relate` would rather read as
-    an update, were the values' kinds read right)."""
-    return relation.kind == "different" and not _says_change(new) and not _one_property(old, new)
 
 
 def _told_apart(old: Statement, new: Statement) -> bool:
@@ -480,18 +467,9 @@ class Versions:
                     updates.append((older.id, newer.id))
                 elif relation.kind in ("different", "same") or apart:
                     different.add((older.id, newer.id))
-                quiet = apart or _quietly_apart(statements[i], statements[j], relation)
-                if relation.sibling or (
-                    quiet
-                    and _facts(statements[i])
-                    and _share_a_subject(statements[i], statements[j])
-                ):
+                if relation.sibling or (apart and _share_a_subject(statements[i], statements[j])):
                     siblings.add((older.id, newer.id))
-                elif (
-                    older.id not in unsettled
-                    and not quiet
-                    and _share_a_subject(statements[i], statements[j])
-                ):
+                elif older.id not in unsettled and _share_a_subject(statements[i], statements[j]):
                     unsettled.add(older.id)
         settled = frozenset(p for p in siblings if p[0] not in unsettled)
         return Evidence(tuple(updates), frozenset(different), siblings=settled)
