@@ -35,14 +35,12 @@ class TypeReading:
     """The types of a call's untyped inputs, being read.
 
     Args:
-        future: The reading's result, one type per text of ``texts``.
-        texts: The untyped inputs' texts.
-        positions: Their positions among the call's records.
+        future: The reading's result, one type per untyped input.
+        positions: The untyped inputs' positions among the call's records.
     """
 
-    def __init__(self, future: Future[list[str]], texts: list[str], positions: list[int]) -> None:
+    def __init__(self, future: Future[list[str]], positions: list[int]) -> None:
         self._future = future
-        self._texts = texts
         self._positions = positions
 
     def settle(self, records: Sequence[MemoryRecord]) -> tuple[list[MemoryRecord], set[str]]:
@@ -53,10 +51,9 @@ class TypeReading:
             ModelNotFoundError: The parser model is missing or damaged (as the reading raised
                 it: nothing is written).
         """
-        kinds = dict(zip(self._texts, self._future.result(), strict=True))
         out = list(records)
-        for i in self._positions:
-            out[i] = replace(out[i], memory_type=_read_type(kinds.get(out[i].text, "episodic")))
+        for i, kind in zip(self._positions, self._future.result(), strict=True):
+            out[i] = replace(out[i], memory_type=_read_type(kind))
         return out, {out[i].id for i in self._positions}
 
     def abandon(self) -> None:
@@ -66,7 +63,7 @@ class TypeReading:
 
 def start_reading(classify: Classify, texts: list[str], positions: list[int]) -> TypeReading:
     """Start reading ``texts`` (the inputs at ``positions``) on the process's reading thread."""
-    return TypeReading(_background().submit(classify, texts), texts, positions)
+    return TypeReading(_background().submit(classify, texts), positions)
 
 
 def _read_type(kind: str) -> MemoryType:

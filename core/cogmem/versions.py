@@ -238,10 +238,10 @@ def relate(
             )
             slot = same_slot(a, b, similar)
             one = slot or _key(a) == _key(b) or one_predicate(a, b, similar)
-            agreed = agree(a, b) or (
-                synonymous(a, b, similar) and agree(a, replace(b, value=a.value))
+            agreed = one and (
+                agree(a, b) or (synonymous(a, b, similar) and agree(a, replace(b, value=a.value)))
             )
-            if (one and agreed) or other_voice(a, b) or other_voice(b, a):
+            if agreed or other_voice(a, b) or other_voice(b, a):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order,
                 agreed_new.add(j)  # the passive voice)
                 continue
@@ -275,7 +275,7 @@ def relate(
     # rawhides" beside "a Great Dane" costs less than a correction lost.
     if new.marked and close and conflict != "people":
         return Relation("update", ("said to change it",))
-    changing = new.marked or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims)
+    changing = new.marked or _change_verb(new)
     if conflict:
         return Relation("different")
     if (
@@ -314,9 +314,14 @@ def _told_apart(old: Statement, new: Statement) -> bool:
     have 14 vacation days left."."""
     if not (old.readable and new.readable and _facts(old) and _facts(new)):
         return False
-    if new.revises or any(c.predicate.split()[0] in CHANGE_VERBS for c in new.claims):
+    if new.revises or _change_verb(new):
         return False
     return not any(one_verb(a, b) or a.content & b.content for a in old.claims for b in new.claims)
+
+
+def _change_verb(statement: Statement) -> bool:
+    """Whether a claim of a statement has a change verb ("moved", "switched")."""
+    return any(c.predicate.split()[0] in CHANGE_VERBS for c in statement.claims)
 
 
 def _facts(statement: Statement) -> bool:
