@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["scale_section"]
+__all__ = ["scale_section", "serve_section"]
 
 Table = Callable[[Sequence[str], Iterable[Sequence[Any]]], list[str]]
 
@@ -64,6 +64,57 @@ def scale_section(data: Any, table: Table) -> list[str]:
             "open files",
             "close s",
             "disk MB",
+        ],
+        rows,
+    )
+    return [*lines, ""]
+
+
+def serve_section(data: Any, table: Table) -> list[str]:
+    """The server simulation (``benchmarks/serve.py``): one row per app process."""
+    d = data.get("serve")
+    if not d:
+        return []
+    lines = [
+        "## Many processes on one Chroma server",
+        "",
+        f"{d['tenants']:,} users of {d['per_tenant']} memories in one `chroma run`, each a "
+        f"namespace of one store; for {d['seconds']:.0f} s, {d['writers']} writer processes "
+        f"write {d['rate']:.0f} memories/s each to {d['active']:,} users online, and "
+        f"{d['readers']} reader processes serve those users (a router sends user n to reader "
+        "n mod readers), look for every announced write until found, and search between "
+        f"announcements; app processes under a file limit of {d['app_files']:,} "
+        f"(`benchmarks/serve.py`, {d['embedder']}). Build: "
+        + ", ".join(f"{b:.0f}" for b in d["build_seconds_per_thousand"])
+        + " s per thousand users. Freshness lag: acknowledged to found in another process, "
+        "announcement and the reader's queue included. Missing: acknowledged writes a reader "
+        f"could not get by id afterwards (all of them, every user): {d['missing']}; errors: "
+        f"{d['errors']}. Server RSS {d['server_rss_mb']:,.0f} MB.",
+        "",
+    ]
+    rows: list[Sequence[Any]] = []
+    for n, w in enumerate(d["writers_report"]):
+        rows.append((f"writer {n}", f"add {_pct(w['add_ms'])}", "–", "–", "–", w["rss_mb"]))
+    for n, r in enumerate(d["readers_report"]):
+        s = r["search_ms"]
+        rows.append(
+            (
+                f"reader {n} ({r['users_served']:,} users)",
+                _pct(r["freshness_lag_ms"]),
+                f"{r['found_by_first_search']:.3f}",
+                " · ".join(_pct(s[k]) for k in ("repeat", "after_write", "cold")),
+                r["missing"],
+                r["rss_mb"],
+            )
+        )
+    lines += table(
+        [
+            "process",
+            "freshness lag ms p50/p95 (writer: add ms)",
+            "found by first search",
+            "search ms: repeat · after a write · cold",
+            "missing",
+            "RSS MB",
         ],
         rows,
     )

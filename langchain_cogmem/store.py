@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import itertools
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Sequence
@@ -28,6 +29,7 @@ from langgraph.store.base import (
     InvalidNamespaceError,
     Item,
     ListNamespacesOp,
+    MatchCondition,
     Op,
     PutOp,
     Result,
@@ -285,7 +287,7 @@ class CognitiveMemoryStore(BaseStore):
         with self._lock:
             return sum(
                 self.memory.purge_expired(moment, namespace=name)
-                for name, _ in self._store_namespaces(lambda ns: True, emptied=True)
+                for name, _ in self._store_namespaces((), emptied=True)
             )
 
     def start_ttl_sweeper(
@@ -382,18 +384,29 @@ class CognitiveMemoryStore(BaseStore):
             )
 
     def _store_namespaces(
-        self, keep: Callable[[tuple[str, ...]], bool], *, emptied: bool = False
+        self,
+        under: tuple[str, ...],
+        keep: Callable[[tuple[str, ...]], bool] | None = None,
+        *,
+        emptied: bool = False,
     ) -> list[tuple[str, tuple[str, ...]]]:
-        """(cogmem name, LangGraph namespace) of this store's namespaces that ``keep`` selects
-        and that hold items (or held them, with ``emptied``), sorted by namespace. Only
-        selected namespaces are counted (which loads their index), so a search under one
-        prefix never touches the others."""
+        """(cogmem name, LangGraph namespace) of this store's namespaces under the labels
+        ``under`` that ``keep`` selects and that hold items (or held them, with ``emptied``),
+        sorted by namespace. The core lists only names that start as ``under`` encodes (found
+        by bisection), and only selected namespaces are counted (which loads their index): a
+        search under one user's prefix touches that user's namespaces alone, however many
+        users the store holds."""
         found = []
-        for name in self.memory.namespaces():
+        head = encode_namespace(under, self.prefix)
+        for name in self.memory.namespaces(head):
+            if under and name != head and not name.startswith(f"{head}/"):
+                continue  # ("users", "alice") under ("users", "al")
             if name not in self._decoded:  # decoding costs ~15 µs a name: once each
                 self._decoded[name] = decode_namespace(name, self.prefix)
             namespace = self._decoded[name]
-            if namespace is None or not keep(namespace):
+            if namespace is None or namespace[: len(under)] != under:
+                continue
+            if keep is not None and not keep(namespace):
                 continue
             if emptied or self.memory.count(name) > 0:
                 found.append((name, namespace))
@@ -407,7 +420,9 @@ class CognitiveMemoryStore(BaseStore):
         namespaces = [
             ns
             for _, ns in self._store_namespaces(
-                lambda ns: all(matches_condition(c, ns) for c in conditions), emptied=True
+                _literal_head(conditions),
+                lambda ns: all(matches_condition(c, ns) for c in conditions),
+                emptied=True,
             )
         ]
         if op.max_depth is not None:
@@ -427,7 +442,7 @@ class CognitiveMemoryStore(BaseStore):
             raise InvalidTypeError(f"query must be a str, got {type(op.query).__name__}")
         if limit == 0:
             return []
-        targets = self._store_namespaces(lambda ns: ns[: len(prefix)] == prefix)
+        targets = self._store_namespaces(prefix)
         if not targets:
             return []
         moment = current_time(self.now)
@@ -572,6 +587,20 @@ class CognitiveMemoryStore(BaseStore):
             by_name.setdefault(name, []).append(result.memory.id)
         for name, ids in by_name.items():
             self.memory.reinforce(ids, namespace=name, now=moment, session_id=self.session_id)
+
+
+def _literal_head(conditions: Sequence[MatchCondition]) -> tuple[str, ...]:
+    """The labels every namespace the conditions match starts with: the longest run of
+    literal labels (no ``*``) at the start of a prefix condition."""
+    head: tuple[str, ...] = ()
+    for condition in conditions:
+        if condition.match_type != "prefix":
+            continue
+        path = condition_path(condition)
+        literal = tuple(itertools.takewhile(lambda label: label != "*", path))
+        if len(literal) > len(head):
+            head = literal
+    return head
 
 
 def _listed(item: Item) -> SearchItem:

@@ -8,6 +8,7 @@ before keep working.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -54,13 +55,23 @@ class ChromaServer:
     Args:
         path: The server's persistence folder (created if needed); its log goes beside it.
         port: The port to listen on (default: a free one).
+        loaded_indexes: At most this many HNSW indexes kept loaded (four open files each),
+            written to a config file beside ``path`` (``chroma run CONFIG_PATH``); ``None``:
+            the server's default (65,536: every collection it has touched stays loaded).
 
     Use :meth:`start` / :meth:`stop` (or ``with``); :attr:`pid` is the server's pid while it
     runs.
     """
 
-    def __init__(self, path: str | os.PathLike[str], port: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        port: int | None = None,
+        *,
+        loaded_indexes: int | None = None,
+    ) -> None:
         self.path = Path(path)
+        self.loaded_indexes = loaded_indexes
         self.port = free_port() if port is None else port
         self.host = HOST
         self._process: subprocess.Popen[bytes] | None = None
@@ -97,16 +108,7 @@ class ChromaServer:
         env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
         with self._log.open("ab") as log:
             self._process = subprocess.Popen(
-                [
-                    *chroma_command(),
-                    "run",
-                    "--path",
-                    str(self.path),
-                    "--host",
-                    self.host,
-                    "--port",
-                    str(self.port),
-                ],
+                [*chroma_command(), "run", *self._where()],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -125,6 +127,24 @@ class ChromaServer:
                 self.stop()
                 raise RuntimeError(f"chroma run did not answer in {timeout} s:\n{self.log_tail()}")
             time.sleep(0.05)  # polling for the server to accept connections
+
+    def _where(self) -> list[str]:
+        """``chroma run``'s arguments: the folder, host and port, or a config file saying
+        them and the index cache's size."""
+        if self.loaded_indexes is None:
+            return ["--path", str(self.path), "--host", self.host, "--port", str(self.port)]
+        config = self.path.parent / f"{self.path.name}.chroma-{self.port}.yaml"
+        config.write_text(
+            f"persist_path: {json.dumps(str(self.path))}\n"
+            f"listen_address: {json.dumps(self.host)}\n"
+            f"port: {self.port}\n"
+            "segment_manager:\n"
+            "  hnsw_index_pool_cache_config:\n"
+            "    memory:\n"
+            f"      capacity: {int(self.loaded_indexes)}\n",
+            encoding="utf-8",
+        )
+        return [str(config)]
 
     def _alive(self) -> bool:
         url = f"{self.address}/api/v2/heartbeat"

@@ -346,6 +346,31 @@ def test_list_namespaces_basic(store: CognitiveMemoryStore) -> None:
     ]
 
 
+def test_a_search_under_one_users_prefix_reads_only_that_users_namespaces(
+    memory: CognitiveMemory, clock: TickingClock
+) -> None:
+    """Under a prefix the store asks the core for the names that start as the prefix encodes
+    (found by bisection), so a search or a listing in one user's namespace decodes and counts
+    that user's namespaces alone, however many users there are; a label that merely starts
+    like the prefix's last one ("al" / "alice") is another user."""
+    writer = CognitiveMemoryStore(memory, now=clock)
+    for user in ("al", "alice", "bob", "carol", *(f"u{n}" for n in range(40))):
+        writer.put(("users", user, "notes"), "k", {"text": f"{user} likes tea"})
+    writer.put(("users", "al"), "k", {"text": "al likes coffee"})
+    reader = CognitiveMemoryStore(memory, now=clock)
+    found = reader.search(("users", "al"), query="tea")
+    assert sorted(i.value["text"] for i in found) == ["al likes coffee", "al likes tea"]
+    assert sorted(reader._decoded) == [encode_namespace(("users", "al")),
+                                       encode_namespace(("users", "al", "notes"))]  # fmt: skip
+    assert reader.list_namespaces(prefix=("users", "al")) == [
+        ("users", "al"),
+        ("users", "al", "notes"),
+    ]
+    assert memory.namespaces(encode_namespace(("users", "b"))) == [
+        encode_namespace(("users", "bob", "notes"))
+    ]
+
+
 def test_list_namespaces_pagination_and_empty(store: CognitiveMemoryStore) -> None:
     assert store.list_namespaces() == []
     _put_all(store, [("namespace", f"sub_{i:02d}") for i in range(12)])

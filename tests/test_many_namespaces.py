@@ -14,7 +14,8 @@ from pathlib import Path
 import chromadb
 import pytest
 
-from cogmem import CognitiveMemory, CognitiveMemoryConfig
+from cogmem import CognitiveMemory, CognitiveMemoryConfig, InvalidTypeError
+from cogmem.clients import digest, make_client
 from cogmem.testing import HashingEmbedder
 from tests import internals
 from tests.faults import python
@@ -36,6 +37,7 @@ import os, resource
 from datetime import datetime, timezone
 resource.setrlimit(resource.RLIMIT_NOFILE, (512, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
 from cogmem import CognitiveMemory
+from cogmem.clients import digest, make_client
 from cogmem.testing import HashingEmbedder
 NOW = datetime(2026, 5, 1, tzinfo=timezone.utc)
 users = 250
@@ -137,3 +139,53 @@ def test_small_namespaces_are_searched_after_chroma_lets_go_of_their_index(
         for user in range(80):
             found = mem.search("tea", namespace=f"u{user}", mode="dense", now=NOW)
             assert {r.memory.text.split()[1] for r in found} == {str(user)}
+
+
+def test_every_namespace_is_read_back_after_chroma_lets_go_of_its_index(tmp_path: Path) -> None:
+    """Chroma 1.5.9 fails every read of a small collection's vectors, for the rest of the
+    process, once its cache lets go of an index holding records it had not written to disk
+    ("Nothing found on disk"; a server alike). A store shared through a client reads vectors
+    from Chroma: with a cache of one index, users written, then written again in turn and
+    searched, each finds its own memories."""
+    client = make_client(tmp_path / "chroma", loaded_indexes=1)
+    with CognitiveMemory(client=client, collection="users", embedder=HashingEmbedder()) as mem:
+        for user in range(100):
+            mem.add_many(notes(user, 3), now=NOW)
+    with CognitiveMemory(client=client, collection="users", embedder=HashingEmbedder()) as mem:
+        for user in (*range(100), *range(100)):
+            mem.add(f"user {user} likes tea again", namespace=f"u{user}", now=NOW)
+            found = mem.search("tea", namespace=f"u{user}", mode="dense", now=NOW)
+            assert {r.memory.text.split()[1] for r in found} == {str(user)}
+
+
+def test_a_namespace_writes_its_chroma_index_with_every_add_until_it_is_large(
+    tmp_path: Path,
+) -> None:
+    """Each add writes a small namespace's index to disk (the defect above); at 1,000
+    records the collection gets Chroma's own pace back (its index is on disk by then)."""
+    client = make_client(tmp_path / "chroma")
+    with CognitiveMemory(client=client, collection="big", embedder=HashingEmbedder()) as mem:
+        mem.add_many(notes(1, 999), now=NOW)
+        mem.add_many(notes(2, 999), now=NOW)
+        mem.add("user 2 likes coffee", namespace="u2", now=NOW)
+
+    def pace(user: int) -> object:
+        name = f"big.ns.{digest(f'u{user}')}"
+        return client.get_collection(name).configuration["hnsw"]["sync_threshold"]
+
+    assert (pace(1), pace(2)) == (1, 1000)
+
+
+def test_namespaces_are_listed_by_prefix(tmp_path: Path) -> None:
+    """``namespaces(prefix)`` lists the names that start with it, sorted, a namespace made
+    since the first listing included; a prefix that is not a str is refused."""
+    with CognitiveMemory(path=tmp_path / "s", embedder=HashingEmbedder()) as mem:
+        for user in (1, 2, 10):
+            mem.add_many(notes(user, 1), now=NOW)
+        assert mem.namespaces("u1") == ["u1", "u10"]
+        mem.add_many(notes(11, 1), now=NOW)
+        assert mem.namespaces("u1") == ["u1", "u10", "u11"]
+        assert mem.namespaces() == ["default", "u1", "u10", "u11", "u2"]
+        assert mem.namespaces("x") == []
+        with pytest.raises(InvalidTypeError, match="prefix must be a str"):
+            mem.namespaces(1)  # type: ignore[arg-type]

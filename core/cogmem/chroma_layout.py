@@ -24,14 +24,19 @@ from .errors import StoreError
 from .records import MemoryRecord
 
 __all__ = [
+    "CHROMA_SYNC",
     "DIMENSION_KEY",
+    "EARLY_SYNC",
     "GENERATION_KEY",
     "PACKED_KEY",
+    "RELAX_SYNC_AT",
     "STAMP_KEY",
     "TAG_PREFIX",
     "USER_PREFIX",
     "WRITER_KEY",
     "from_chroma",
+    "relax_sync",
+    "syncs_early",
     "to_metadata",
     "writer_of",
 ]
@@ -201,3 +206,34 @@ def writer_of(meta: Mapping[str, Any]) -> str | None:
         return str(packed[WRITER_KEY])
     old = meta.get(WRITER_KEY)
     return None if old is None else str(old)
+
+
+# Chroma (1.5.9) writes a collection's HNSW index to disk every ``sync_threshold`` records
+# (1,000 by default). Once its cache of loaded indexes lets go of a small collection's index
+# holding records not yet written, every later read of that collection's vectors in the
+# process fails ("Error creating hnsw segment reader: Nothing found on disk"; measured on the
+# embedded store and the server, for a collection read before its first add, and for one
+# that took an add after its index was loaded again; a restart reads them). So a namespace's
+# collection writes its index with every add (a single add at 500 records cost the same,
+# 4-5 ms) until it holds RELAX_SYNC_AT records, and Chroma's own pace from then on (a large
+# collection's index, once on disk, was read back whole past the same eviction).
+EARLY_SYNC = {"sync_threshold": 1, "batch_size": 1}
+CHROMA_SYNC = {"sync_threshold": 1000, "batch_size": 100}
+RELAX_SYNC_AT = 1000
+
+
+def syncs_early(collection: Any) -> bool:
+    """Whether the collection writes its index every :data:`EARLY_SYNC` records."""
+    try:
+        conf = collection.configuration
+        hnsw = conf.get("hnsw") if isinstance(conf, Mapping) else None
+        return (
+            isinstance(hnsw, Mapping) and hnsw.get("sync_threshold") == EARLY_SYNC["sync_threshold"]
+        )
+    except Exception:  # older Chroma: configuration missing
+        return False
+
+
+def relax_sync(collection: Any) -> None:
+    """Give the collection Chroma's own pace of writing its index (:data:`CHROMA_SYNC`)."""
+    collection.modify(configuration={"hnsw": dict(CHROMA_SYNC)})

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .chroma_layout import EARLY_SYNC
 from .disk import storage_error
 from .errors import CogmemConnectionError, StoreError
 from .store import chroma_error
@@ -232,7 +233,7 @@ def open_collection(client: Any, name: str, namespace: str, *, create: bool) -> 
             collection = client.get_or_create_collection(
                 name,
                 embedding_function=None,
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": {"space": "cosine", **EARLY_SYNC}},
                 metadata={"created_by": "cogmem", "cogmem_namespace": namespace},
             )
         else:

@@ -267,6 +267,9 @@ class MemoryHandle:
             table = self._spaces.table(check_name(namespace, "namespace"))
             return 0 if table is None else len(table)
 
-    def namespaces(self) -> list[str]:
-        """The namespaces that hold (or held) memories, sorted."""
-        return self._spaces.names()
+    def namespaces(self, prefix: str = "") -> list[str]:
+        """The namespaces that hold (or held) memories, sorted; only those whose names start
+        with ``prefix`` when one is given."""
+        if not isinstance(prefix, str):
+            raise InvalidTypeError(f"prefix must be a str, got {type(prefix).__name__}")
+        return self._spaces.names(prefix)

@@ -300,6 +300,7 @@ class Namespace:
         except BaseException:
             self.take_back([r.id for r in records])
             raise
+        store.grown(len(index))
 
     def update(self, records: Sequence[MemoryRecord]) -> None:
         """Rewrite stored memories (status, links, ...): to Chroma, then the index. A recall
@@ -430,6 +431,7 @@ class Namespace:
         )
         self.index.set_stamps(ids, stamps)
         held.written()
+        self._store.grown(len(self.index))
 
     def flush(self) -> None:
         """Write held adds and recalls, and save the index beside a folder store."""

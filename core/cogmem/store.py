@@ -24,8 +24,11 @@ import numpy.typing as npt
 from .chroma_layout import (
     DIMENSION_KEY,
     GENERATION_KEY,
+    RELAX_SYNC_AT,
     STAMP_KEY,
     from_chroma,
+    relax_sync,
+    syncs_early,
     to_metadata,
     writer_of,
 )
@@ -151,6 +154,7 @@ class ChromaStore:
         self._space = space
         # What Chroma said when a write failed leaving it unsafe, and the error to refuse with.
         self._unsafe: tuple[type[StoreError], str] | None = None
+        self._early_sync = syncs_early(collection)
         self._doubt: list[tuple[list[str], set[int]]] = []  # failed adds: ids, batch stamps
 
     @property
@@ -164,6 +168,21 @@ class ChromaStore:
             start = max(self._last_seq + 1, time.time_ns())
             self._last_seq = start + n - 1
         return list(range(start, start + n))
+
+    def grown(self, count: int) -> None:
+        """Note that the collection holds ``count`` records: one made to write its index
+        early (:data:`~cogmem.chroma_layout.EARLY_SYNC`) gets Chroma's own pace back at
+        :data:`~cogmem.chroma_layout.RELAX_SYNC_AT`. A failure is logged, not raised: the
+        early pace is safe, only slower."""
+        if not self._early_sync or count < RELAX_SYNC_AT:
+            return
+        try:
+            relax_sync(self._collection)
+        except Exception as exc:
+            log.warning(
+                "collection %s keeps writing its index early: %s", self._collection.name, exc
+            )
+        self._early_sync = False
 
     def count(self) -> int:
         """Number of records in the collection."""
