@@ -271,8 +271,7 @@ class CognitiveMemoryStore(BaseStore):
                     results.append(self._list_namespaces(op))
                 else:
                     results.append(None)
-            for write in writes.values():
-                self._write(write)
+            self._apply(list(writes.values()))
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -344,44 +343,73 @@ class CognitiveMemoryStore(BaseStore):
         ttl = check_ttl(op.ttl)
         return ItemWrite(namespace, name, str(op.key), value, texts, indexed, ttl)
 
-    def _write(self, write: ItemWrite) -> None:
-        namespace, name, key, value = write.namespace, write.name, write.key, write.value
-        if value is None:
-            with contextlib.suppress(MemoryNotFoundError):
-                self.memory.delete(key, namespace=name)
-            return
-        moment = current_time(self.now)
+    def _apply(self, writes: list[ItemWrite]) -> None:
+        """Apply a batch's puts in order: the puts of new keys in runs, one core call each
+        (a user's twenty new items are one write, not twenty), a delete or a replacement
+        alone, between them."""
+        run: list[MemoryInput] = []
+        for write in writes:
+            moment = current_time(self.now)
+            old = None if write.value is None else self._current(write, moment)
+            if write.value is not None and old is None:
+                run.append(self._input(write, None, moment))
+                continue
+            self._add_new(run)
+            run = []
+            self._write(write, old, moment)
+        self._add_new(run)
+
+    def _current(self, write: ItemWrite, moment: datetime) -> MemoryRecord | None:
+        """The item stored under the write's key (an expired one is deleted: it is gone)."""
         try:
-            old: MemoryRecord | None = self.memory.get(key, namespace=name, now=moment)
+            return self.memory.get(write.key, namespace=write.name, now=moment)
         except MemoryNotFoundError:
-            old = None
-            with contextlib.suppress(MemoryNotFoundError):  # an expired one: gone, replaced
-                self.memory.delete(key, namespace=name)
-        created = item_of(old, namespace).created_at if old else moment
-        item = MemoryInput(
+            with contextlib.suppress(MemoryNotFoundError):
+                self.memory.delete(write.key, namespace=write.name)
+            return None
+
+    def _input(self, write: ItemWrite, old: MemoryRecord | None, moment: datetime) -> MemoryInput:
+        created = item_of(old, write.namespace).created_at if old else moment
+        return MemoryInput(
             text=write.text,
             memory_type=self.memory_type,
             importance=self.importance,
             created_at=moment,
-            id=key,
+            id=write.key,
             metadata=item_metadata(write, created),
-            namespace=name,
+            namespace=write.name,
             session_id=self.session_id,
             expires_at=expiry(moment, write.ttl),
         )
+
+    def _add_new(self, items: list[MemoryInput]) -> None:
+        """Store items under keys not stored, in one core call (all or none)."""
+        if not items:
+            return
+        moment = max(item.created_at for item in items if item.created_at is not None)
+        stored = self.memory.add_many(items, now=moment)
+        if stored != [item.id for item in items]:
+            raise CogmemError(
+                f"the core stored items {[i.id for i in items]!r} under ids {stored!r}; "
+                "CognitiveMemoryStore needs the memory id to be the key"
+            )
+
+    def _write(self, write: ItemWrite, old: MemoryRecord | None, moment: datetime) -> None:
+        """A delete, or a put that replaces a stored item (which comes back if the put fails:
+        a failed put loses nothing)."""
+        key, name = write.key, write.name
+        if write.value is None:
+            with contextlib.suppress(MemoryNotFoundError):
+                self.memory.delete(key, namespace=name)
+            return
         if old is not None:
             self.memory.delete(key, namespace=name)
         try:
-            stored = self.memory.add_many([item], now=moment)
+            self._add_new([self._input(write, old, moment)])
         except Exception:
-            if old is not None:  # put the previous version back: a failed put loses nothing
+            if old is not None:  # put the previous version back
                 self.memory.add_many([MemoryInput.of(old)], now=moment)
             raise
-        if stored != [key]:
-            raise CogmemError(
-                f"the core stored item {key!r} under id {stored!r}; CognitiveMemoryStore needs "
-                "the memory id to be the key"
-            )
 
     def _store_namespaces(
         self,
