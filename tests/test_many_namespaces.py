@@ -176,16 +176,26 @@ def test_a_namespace_writes_its_chroma_index_with_every_add_until_it_is_large(
     assert (pace(1), pace(2)) == (1, 1000)
 
 
-def test_namespaces_are_listed_by_prefix(tmp_path: Path) -> None:
-    """``namespaces(prefix)`` lists the names that start with it, sorted, a namespace made
-    since the first listing included; a prefix that is not a str is refused."""
-    with CognitiveMemory(path=tmp_path / "s", embedder=HashingEmbedder()) as mem:
-        for user in (1, 2, 10):
-            mem.add_many(notes(user, 1), now=NOW)
-        assert mem.namespaces("u1") == ["u1", "u10"]
-        mem.add_many(notes(11, 1), now=NOW)
-        assert mem.namespaces("u1") == ["u1", "u10", "u11"]
-        assert mem.namespaces() == ["default", "u1", "u10", "u11", "u2"]
-        assert mem.namespaces("x") == []
-        with pytest.raises(InvalidTypeError, match="prefix must be a str"):
-            mem.namespaces(1)  # type: ignore[arg-type]
+def test_a_small_namespace_made_before_the_early_pace_is_given_it_when_opened(
+    tmp_path: Path,
+) -> None:
+    """A collection made with Chroma's default pace (a store from before) is switched to
+    writing its index with every add when a writer opens its namespace small; a reader
+    changes nothing."""
+    folder = tmp_path / "store"
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        mem.add_many(notes(1, 3), now=NOW)
+    name = f"cogmem.ns.{digest('u1')}"
+
+    def pace() -> object:
+        return make_client(folder).get_collection(name).configuration["hnsw"]["sync_threshold"]
+
+    make_client(folder).get_collection(name).modify(
+        configuration={"hnsw": {"sync_threshold": 1000}}
+    )
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder(), read_only=True) as mem:
+        assert mem.count("u1") == 3
+    assert pace() == 1000
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        assert mem.count("u1") == 3
+    assert pace() == 1

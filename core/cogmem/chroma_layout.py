@@ -35,7 +35,7 @@ __all__ = [
     "USER_PREFIX",
     "WRITER_KEY",
     "from_chroma",
-    "relax_sync",
+    "set_sync",
     "syncs_early",
     "to_metadata",
     "writer_of",
@@ -215,8 +215,9 @@ def writer_of(meta: Mapping[str, Any]) -> str | None:
 # embedded store and the server, for a collection read before its first add, and for one
 # that took an add after its index was loaded again; a restart reads them). So a namespace's
 # collection writes its index with every add (a single add at 500 records cost the same,
-# 4-5 ms) until it holds RELAX_SYNC_AT records, and Chroma's own pace from then on (a large
-# collection's index, once on disk, was read back whole past the same eviction).
+# 4-5 ms) while it holds fewer than RELAX_SYNC_AT records, and at Chroma's own pace from then
+# on (a large collection's index, once on disk, was read back whole past the same eviction).
+# A collection made before this is given the early pace when a writer opens it small.
 EARLY_SYNC = {"sync_threshold": 1, "batch_size": 1}
 CHROMA_SYNC = {"sync_threshold": 1000, "batch_size": 100}
 RELAX_SYNC_AT = 1000
@@ -234,6 +235,7 @@ def syncs_early(collection: Any) -> bool:
         return False
 
 
-def relax_sync(collection: Any) -> None:
-    """Give the collection Chroma's own pace of writing its index (:data:`CHROMA_SYNC`)."""
-    collection.modify(configuration={"hnsw": dict(CHROMA_SYNC)})
+def set_sync(collection: Any, *, early: bool) -> None:
+    """Make the collection write its index with every add (``early``, :data:`EARLY_SYNC`) or
+    at Chroma's own pace (:data:`CHROMA_SYNC`)."""
+    collection.modify(configuration={"hnsw": dict(EARLY_SYNC if early else CHROMA_SYNC)})

@@ -300,7 +300,7 @@ class Namespace:
         except BaseException:
             self.take_back([r.id for r in records])
             raise
-        store.grown(len(index))
+        store.pace(len(index))
 
     def update(self, records: Sequence[MemoryRecord]) -> None:
         """Rewrite stored memories (status, links, ...): to Chroma, then the index. A recall
@@ -431,7 +431,7 @@ class Namespace:
         )
         self.index.set_stamps(ids, stamps)
         held.written()
-        self._store.grown(len(self.index))
+        self._store.pace(len(self.index))
 
     def flush(self) -> None:
         """Write held adds and recalls, and save the index beside a folder store."""
@@ -545,6 +545,8 @@ class Namespace:
             self._saved = True
         self._index = index
         self._generation = generation
+        if not ctx.read_only:
+            self._store.pace(len(index))
         if ctx.index_dir is not None:
             recovery.recover(self, self._stem, ctx.index_dir, read_only=ctx.read_only)
         return index

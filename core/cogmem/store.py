@@ -27,7 +27,7 @@ from .chroma_layout import (
     RELAX_SYNC_AT,
     STAMP_KEY,
     from_chroma,
-    relax_sync,
+    set_sync,
     syncs_early,
     to_metadata,
     writer_of,
@@ -169,20 +169,21 @@ class ChromaStore:
             self._last_seq = start + n - 1
         return list(range(start, start + n))
 
-    def grown(self, count: int) -> None:
-        """Note that the collection holds ``count`` records: one made to write its index
-        early (:data:`~cogmem.chroma_layout.EARLY_SYNC`) gets Chroma's own pace back at
-        :data:`~cogmem.chroma_layout.RELAX_SYNC_AT`. A failure is logged, not raised: the
-        early pace is safe, only slower."""
-        if not self._early_sync or count < RELAX_SYNC_AT:
+    def pace(self, count: int) -> None:
+        """Set how often Chroma writes the collection's index to disk for ``count`` records:
+        with every add below :data:`~cogmem.chroma_layout.RELAX_SYNC_AT` (see
+        :data:`~cogmem.chroma_layout.EARLY_SYNC`), at Chroma's own pace from there. A failure
+        is logged, not raised (and not tried again by this object)."""
+        early = count < RELAX_SYNC_AT
+        if early == self._early_sync:
             return
+        self._early_sync = early
         try:
-            relax_sync(self._collection)
+            set_sync(self._collection, early=early)
         except Exception as exc:
             log.warning(
-                "collection %s keeps writing its index early: %s", self._collection.name, exc
+                "could not set how often Chroma writes %s's index: %s", self._collection.name, exc
             )
-        self._early_sync = False
 
     def count(self) -> int:
         """Number of records in the collection."""
