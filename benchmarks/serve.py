@@ -34,7 +34,7 @@ each) and failed at about 4,950 users under ``ulimit -n 20000``, at about 250 un
 Embeddings come from :class:`cogmem.testing.HashingEmbedder` (384 dimensions, no model): the
 figures measure cogmem and the server. Run from the project root::
 
-    python benchmarks/serve.py                    # 10,000 users (~15 min)
+    python benchmarks/serve.py                    # 10,000 users (~11 min)
     python benchmarks/serve.py --tenants 500 --seconds 20  # a smoke run (~1 min)
 
 Progress goes to stderr. Exit status 1 if anything acknowledged is missing from a reader, or

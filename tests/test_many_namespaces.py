@@ -199,3 +199,18 @@ def test_a_small_namespace_made_before_the_early_pace_is_given_it_when_opened(
     with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
         assert mem.count("u1") == 3
     assert pace() == 1
+
+
+def test_namespaces_are_listed_by_prefix(tmp_path: Path) -> None:
+    """``namespaces(prefix)`` lists the names that start with it, sorted, a namespace made
+    since the first listing included; a prefix that is not a str is refused."""
+    with CognitiveMemory(path=tmp_path / "s", embedder=HashingEmbedder()) as mem:
+        for user in (1, 2, 10):
+            mem.add_many(notes(user, 1), now=NOW)
+        assert mem.namespaces("u1") == ["u1", "u10"]
+        mem.add_many(notes(11, 1), now=NOW)
+        assert mem.namespaces("u1") == ["u1", "u10", "u11"]
+        assert mem.namespaces() == ["default", "u1", "u10", "u11", "u2"]
+        assert mem.namespaces("x") == []
+        with pytest.raises(InvalidTypeError, match="prefix must be a str"):
+            mem.namespaces(1)  # type: ignore[arg-type]
