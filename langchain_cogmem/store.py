@@ -383,11 +383,11 @@ class CognitiveMemoryStore(BaseStore):
         )
 
     def _add_new(self, items: list[MemoryInput]) -> None:
-        """Store items under keys not stored, in one core call (all or none)."""
+        """Store items under keys not stored, in one core call at the last one's time (all or
+        none)."""
         if not items:
             return
-        moment = max(item.created_at for item in items if item.created_at is not None)
-        stored = self.memory.add_many(items, now=moment)
+        stored = self.memory.add_many(items, now=items[-1].created_at)
         if stored != [item.id for item in items]:
             raise CogmemError(
                 f"the core stored items {[i.id for i in items]!r} under ids {stored!r}; "

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, ClassVar
 
 import chromadb
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig, InvalidTypeError
 from cogmem.clients import digest, make_client
+from cogmem.errors import StoreError
+from cogmem.store import ChromaStore
 from cogmem.testing import HashingEmbedder
 from tests import internals
 from tests.faults import python
@@ -214,3 +217,28 @@ def test_namespaces_are_listed_by_prefix(tmp_path: Path) -> None:
         assert mem.namespaces("x") == []
         with pytest.raises(InvalidTypeError, match="prefix must be a str"):
             mem.namespaces(1)  # type: ignore[arg-type]
+
+
+def test_the_index_pace_is_not_set_on_a_chroma_that_failed_unsafely() -> None:
+    """After Chroma failed in a way that leaves its writes unsafe (a full disk), changing a
+    collection's index pace is not asked of it (it can hang); otherwise it is, once."""
+
+    class Collection:
+        name = "c"
+        configuration: ClassVar[dict[str, Any]] = {"hnsw": {"sync_threshold": 1000}}
+
+        def __init__(self) -> None:
+            self.modified: list[dict[str, Any]] = []
+
+        def modify(self, **changes: Any) -> None:
+            self.modified.append(changes)
+
+    failed, healthy = Collection(), Collection()
+    unsafe = ChromaStore(failed)
+    unsafe._unsafe = (StoreError, "Chroma add failed: no space left on device")
+    unsafe.pace(3)
+    assert failed.modified == []
+    fine = ChromaStore(healthy)
+    fine.pace(3)
+    fine.pace(4)
+    assert healthy.modified == [{"configuration": {"hnsw": {"sync_threshold": 1, "batch_size": 1}}}]

@@ -173,12 +173,14 @@ class ChromaStore:
         """Set how often Chroma writes the collection's index to disk for ``count`` records:
         with every add below :data:`~cogmem.chroma_layout.RELAX_SYNC_AT` (see
         :data:`~cogmem.chroma_layout.EARLY_SYNC`), at Chroma's own pace from there. A failure
-        is logged, not raised (and not tried again by this object)."""
+        is logged, not raised (and not tried again by this object); nothing is asked of a
+        Chroma that failed unsafely before (:meth:`before_write`)."""
         early = count < RELAX_SYNC_AT
         if early == self._early_sync:
             return
         self._early_sync = early
         try:
+            self.before_write(1024)
             set_sync(self._collection, early=early)
         except Exception as exc:
             log.warning(
