@@ -261,6 +261,37 @@ def test_names_are_read_by_their_capitals(reader: StatementReader) -> None:
     assert (they.subject, they.person) == ("rina", True)
 
 
+def test_a_verb_the_parser_reads_as_a_plural_noun_is_mended(reader: StatementReader) -> None:
+    # "volunteers", "lands": the small model reads a plural noun with a compound before it
+    (claim,) = reader.read("The user volunteers at the food bank on Wednesdays.").claims
+    assert (claim.subject, claim.predicate, claim.state) == ("user", "volunteer", True)
+    (flight,) = reader.read("My sister's flight lands at Heathrow on Sunday.").claims
+    assert (flight.subject, flight.owner, flight.predicate) == (
+        "user sister flight",
+        "user sister",
+        "land",
+    )
+    assert reader.read("Gym days.").claims == ()  # a noun phrase with nothing after it
+
+
+def test_a_name_the_parser_reads_as_a_verb_is_the_name(reader: StatementReader) -> None:
+    # the small model tags a capitalised "Dumpling" opening a sentence as a verb's -ing form,
+    # and lemmatizes it "dumple": the rabbit's other facts would name another subject
+    assert reader.read("Dumpling was neutered in March.").claims[0].subject == "dumpling"
+    assert "dumpling" in reader.read("We adopted Dumpling in 2021.").claims[0].value
+
+
+def test_a_name_with_a_role_beside_it_is_what_the_clause_is_about(
+    reader: StatementReader,
+) -> None:
+    greta = reader.read("Greta, my friend from college, lives in Hamburg now.").claims[0]
+    assert (greta.subject, greta.person) == ("greta", True)
+    # a role that owns what is said keeps it ("My uncle Teodor's birthday": the birthday's)
+    assert reader.read("My uncle Teodor's birthday is October 9.").claims[0].subject == (
+        "teodor birthday"
+    )
+
+
 def test_a_correction_is_a_fact_a_negated_event_is_not(reader: StatementReader) -> None:
     assert reader.read("I was wrong about my blood type, I am O positive.").fact
     assert not reader.read("I didn't go to the gym yesterday.").fact
@@ -910,6 +941,11 @@ def test_facts_the_reading_cannot_relate_are_apart_unless_they_share_a_value(
 
     flowers = "Ananya's favourite flowers are marigolds."
     assert evidence("Ananya's cat is named Samosa.", flowers) == (True, "")
+    # an older one-off event is no version of a newer fact that says no change
+    assert evidence("Our cabin was built in 1952.", "The water heater is in the crawl space.") == (
+        True,
+        "",
+    )
     assert (
         evidence("I have 14 vacation days left this year.", "I'm down to 9 vacation days.")[0]
         is False

@@ -9,7 +9,10 @@ clause and its subject without knowing how they were found:
   is Jitsi.", "the team lead is Kenji");
 * a possessive hung on the wrong word still owns the phrase ("Farah's team lead");
 * a cleft says its clause of the thing it puts first ("Lyon is where my godmother lives.",
-  "Peanuts are something I can't eat.", "What I drive is a Subaru.": :func:`clefts`).
+  "Peanuts are something I can't eat.", "What I drive is a Subaru.": :func:`clefts`);
+* a verb in the third person read as a plural noun, with its subject as a compound before
+  it, is mended in the parse itself ("The user volunteers at the food bank.", "My sister's
+  flight lands at Heathrow.": :func:`mend_verbs_read_as_nouns`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "clauses",
     "clefts",
     "is_question",
+    "mend_verbs_read_as_nouns",
     "owned_by_pronoun",
     "phrase",
     "subject_phrase",
@@ -49,13 +53,16 @@ OTHER_POSSESSIVES = frozenset({"his", "her", "their", "its", "your"})
 def word(token: Any) -> str:
     """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written;
     a capitalised "plural" that is the subject of a singular verb as written: a name, "Ines
-    is", "James lives"), a family word in one form ("mum", "mom", "mommy" -> "mother")."""
+    is", "James lives"; so is a capitalised subject read as a verb's -ing form, "Dumpling
+    was"), a family word in one form ("mum", "mom", "mommy" -> "mother")."""
     if token.like_num or any(ch.isdigit() for ch in token.text):
         return str(token.text.lower())
     if token.lower_ in FAMILY_WORDS:  # the small model lemmatizes "lives" after "mum" as "life"
         return FAMILY_WORDS[token.lower_]
     if token.tag_ in ("NNS", "NNPS") and token.text[:1].isupper() and _of_singular_verb(token):
         return str(token.lower_)
+    if token.tag_ == "VBG" and token.text[:1].isupper() and token.dep_ in SUBJECTS:
+        return str(token.lower_)  # a name read as a verb: "Dumpling was neutered", not "dumple"
     lemma = token.lemma_.lower() if token.lemma_ else token.lower_
     return FAMILY_WORDS.get(lemma, us_spelling(lemma))
 
@@ -133,8 +140,10 @@ def subject_phrase(
         return speaker, "", True
     # "My uncle Teodor's birthday is ...", parsed as "uncle" with "Teodor's birthday" beside
     # it: what is said is of the birthday
+    # ("Greta, my friend from college, lives ...": what is said is of Greta, a name)
     owned = next((c for c in head.children if c.dep_ == "appos" and c.i > head.i), None)
-    if owned is not None and any(g.dep_ == "poss" for g in owned.children):
+    named = head.pos_ == "PROPN" and head.text[:1].isupper()
+    if owned is not None and not named and any(g.dep_ == "poss" for g in owned.children):
         return subject_phrase(owned, speaker, leave)
     if head.pos_ == "PRON":
         return lower, "", True
@@ -205,6 +214,39 @@ def clauses(doc: Any) -> Iterable[tuple[Any, Any | None]]:
                 head = head.head
             if head.i in subject_of:
                 yield token, subject_of[head.i]
+
+
+def mend_verbs_read_as_nouns(doc: Any) -> None:
+    """Mend, in ``doc``, each verb in the third person that the small parser read as a plural
+    noun heading the sentence, with its subject as a compound just before it: "The user
+    volunteers at the food bank.", "My aunt flies for United.", "Clementine spooks at plastic
+    bags." (the words are ambiguous, the parse regular). Such a head, with no subject of its
+    own and something after it a verb takes (a preposition, an object, an adverb), is tagged
+    a verb; the compound becomes its subject, and the words before the compound that hung on
+    the head (the article, "my", "my sister's") become the subject's. A noun phrase with
+    nothing after it ("Gym days.") is left as it is."""
+    for head in doc:
+        if head.dep_ != "ROOT" or head.tag_ not in ("NNS", "VBZ") or head.i == head.sent.start:
+            continue
+        if not head.lower_.endswith("s") or any(
+            c.dep_ in SUBJECTS or c.dep_ == "expl" for c in head.children
+        ):
+            continue
+        subject = doc[head.i - 1]
+        if subject.dep_ != "compound" or subject.head.i != head.i:
+            continue
+        if subject.pos_ not in ("NOUN", "PROPN") or not any(
+            c.i > head.i and c.dep_ in _TAKEN_BY_VERBS for c in head.children
+        ):
+            continue
+        for token in [c for c in head.children if c.i < subject.i]:
+            token.head = subject
+        subject.dep_ = "nsubj"
+        head.tag_, head.pos_ = "VBZ", "VERB"
+
+
+# What follows a verb (and not a noun heading a fragment): "lands at", "cycles everywhere".
+_TAKEN_BY_VERBS = frozenset({"prep", "dobj", "advmod", "npadvmod", "prt", "xcomp", "ccomp"})
 
 
 def _lost_subject(token: Any) -> Any | None:
