@@ -37,7 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.report_scale import scale_section, serve_section
+from benchmarks.report_scale import disk_section, scale_section, serve_section
 from benchmarks.report_versions import versions_section, versions_targets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,6 +110,7 @@ QUALITY: dict[str, list[str]] = {
     "load": ["benchmarks/load.py", "--adds", "2000", "--searches", "2000"],
     "scale": ["benchmarks/scale.py"],
     "serve": ["benchmarks/serve.py"],
+    "disk": ["benchmarks/disk.py"],
     "torture": ["benchmarks/torture.py"],
 }
 SPEED_FULL = ["benchmarks/speed.py", "--sizes", "10000,100000"]
@@ -970,6 +971,7 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
 
     lines += scale_section(data, _table)
     lines += serve_section(data, _table)
+    lines += disk_section(data, _table)
 
     if d := data.get("torture"):
         lines += [

@@ -1,12 +1,13 @@
-"""The page's section on many users in one process (``benchmarks/scale.py``), for
-``benchmarks/report.py``."""
+"""The page's sections on scale for ``benchmarks/report.py``: many users in one process
+(``benchmarks/scale.py``), many processes on one server (``benchmarks/serve.py``) and where a
+store's bytes go (``benchmarks/disk.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["scale_section", "serve_section"]
+__all__ = ["disk_section", "scale_section", "serve_section"]
 
 Table = Callable[[Sequence[str], Iterable[Sequence[Any]]], list[str]]
 
@@ -118,4 +119,27 @@ def serve_section(data: Any, table: Table) -> list[str]:
         ],
         rows,
     )
+    return [*lines, ""]
+
+
+def disk_section(data: Any, table: Table) -> list[str]:
+    """What a folder store holds beyond bare Chroma with the same memories, part by part."""
+    d = data.get("disk")
+    if not d:
+        return []
+    total = d["disk_mb"]
+    lines = [
+        "## Where the bytes go",
+        "",
+        f"One namespace of {d['size']:,} memories, {d['embedder']}, the same ids, texts and "
+        f"vectors in cogmem's folder store and in bare Chroma (`benchmarks/disk.py`): "
+        f"{total['cogmem']:,.1f} MB against {total['chroma']:,.1f} MB, {d['ratio']:.2f}×. "
+        "What cogmem holds beyond bare Chroma, by part:",
+        "",
+    ]
+    extra = sum(v for v in d["extra_mb"].values() if v > 0)
+    rows = [
+        (part, f"{mb:,.1f}", f"{mb / extra:.0%}") for part, mb in d["extra_mb"].items() if mb > 0
+    ]
+    lines += table(["part", "MB beyond bare Chroma", "share of the extra"], rows)
     return [*lines, ""]
