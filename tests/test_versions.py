@@ -941,11 +941,6 @@ def test_facts_the_reading_cannot_relate_are_apart_unless_they_share_a_value(
 
     flowers = "Ananya's favourite flowers are marigolds."
     assert evidence("Ananya's cat is named Samosa.", flowers) == (True, "")
-    # an older one-off event is no version of a newer fact that says no change
-    assert evidence("Our cabin was built in 1952.", "The water heater is in the crawl space.") == (
-        True,
-        "",
-    )
     assert (
         evidence("I have 14 vacation days left this year.", "I'm down to 9 vacation days.")[0]
         is False

@@ -306,14 +306,13 @@ def _share_a_subject(old: Statement, new: Statement) -> bool:
 
 
 def _told_apart(old: Statement, new: Statement) -> bool:
-    """Whether two statements the reading left ``unknown`` are still not versions of one:
-    both read, every claim of the newer a state (an event may change a fact: "I quit"), the
-    newer says nothing of a change (no revision, no change verb), and no two of their claims
-    have one verb or share a word of their values. "Ananya's favourite flowers are
-    marigolds." says nothing of where Ananya is moving, however close the two embeddings
-    are, nor "The water heater is in the crawl space." of when the cabin was built; "I'm down
-    to 9 vacation days." may well change "I have 14 vacation days left."."""
-    if not (old.readable and new.readable and _facts(new)):
+    """Whether two facts the reading left ``unknown`` are still not versions of one: both
+    read, every claim a state, the newer says nothing of a change (no revision, no change
+    verb), and no two of their claims have one verb or share a word of their values.
+    "Ananya's favourite flowers are marigolds." says nothing of where Ananya is moving,
+    however close the two embeddings are; "I'm down to 9 vacation days." may well change "I
+    have 14 vacation days left."."""
+    if not (old.readable and new.readable and _facts(old) and _facts(new)):
         return False
     if new.revises or _change_verb(new):
         return False
