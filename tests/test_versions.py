@@ -286,6 +286,9 @@ def test_a_name_with_a_role_beside_it_is_what_the_clause_is_about(
 ) -> None:
     greta = reader.read("Greta, my friend from college, lives in Hamburg now.").claims[0]
     assert (greta.subject, greta.person) == ("greta", True)
+    # a name in apposition is kept, whatever the small model tags it ("Raj": an adverb)
+    raj = reader.read("My coworker Raj is on the design team.")
+    assert raj.claims[0].subject == "user coworker raj" and "raj" in raj.anchors
     # a role that owns what is said keeps it ("My uncle Teodor's birthday": the birthday's)
     assert reader.read("My uncle Teodor's birthday is October 9.").claims[0].subject == (
         "teodor birthday"

@@ -28,6 +28,7 @@ __all__ = [
     "OTHER_POSSESSIVES",
     "SUBJECTS",
     "VERSION_WORDS",
+    "appositive_name",
     "clauses",
     "clefts",
     "is_question",
@@ -108,7 +109,7 @@ def phrase(tokens: Iterable[Any], head: Any, speaker: str) -> list[str]:
     clauses, appositions and version words left out; my/our as the speaker). A name in
     apposition to the head is kept: it says who ("my colleague Maria")."""
     words: list[str] = []
-    named = {t.i for c in head.children if _appositive_name(c) for t in c.subtree}
+    named = {t.i for c in head.children if appositive_name(c) for t in c.subtree}
     for token in tokens:
         if token.dep_ in ("det", "punct", "case", "predet") or token.is_space:
             continue
@@ -124,9 +125,10 @@ def phrase(tokens: Iterable[Any], head: Any, speaker: str) -> list[str]:
     return words
 
 
-def _appositive_name(token: Any) -> bool:
-    """ "Maria" in "my colleague Maria": a capitalised name in apposition."""
-    return bool(token.dep_ == "appos" and token.pos_ == "PROPN" and token.text[:1].isupper())
+def appositive_name(token: Any) -> bool:
+    """ "Maria" in "my colleague Maria": a capitalised name in apposition (whatever the small
+    model tags it: "Raj" of "My coworker Raj" is an adverb to it)."""
+    return bool(token.dep_ == "appos" and token.pos_ != "PRON" and token.text[:1].isupper())
 
 
 def subject_phrase(

@@ -20,7 +20,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
-from .clauses import FAMILY_WORDS, FIRST_PERSON, word
+from .clauses import FAMILY_WORDS, FIRST_PERSON, appositive_name, word
 from .errors import CogmemError
 from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 from .statements import MAX_WORDS, Claim, Statement, read_doc
@@ -230,11 +230,12 @@ _SPEAKER = FIRST_PERSON | {"user"}
 
 def _anchors(doc: Any) -> set[str]:
     """The names, numbers and negations of a parsed line, canonical (not "User" of an agent's
-    note, which is the speaker, as "I" is)."""
+    note, which is the speaker, as "I" is; a name in apposition whatever its tag: "Raj" of "My
+    coworker Raj")."""
     return {
         "not" if t.dep_ == "neg" else word(t)
         for t in doc
-        if (t.pos_ == "PROPN" and t.lower_ not in _SPEAKER)
+        if ((t.pos_ == "PROPN" or appositive_name(t)) and t.lower_ not in _SPEAKER)
         or t.like_num
         or t.dep_ == "neg"
         or any(ch.isdigit() for ch in t.text)
