@@ -141,8 +141,8 @@ def subject_phrase(
     if lower in FIRST_PERSON:
         return speaker, "", True
     # "My uncle Teodor's birthday is ...", parsed as "uncle" with "Teodor's birthday" beside
-    # it: what is said is of the birthday
-    # ("Greta, my friend from college, lives ...": what is said is of Greta, a name)
+    # it: what is said is of the birthday (but "Greta, my friend from college, lives ...": of
+    # Greta, a name)
     owned = next((c for c in head.children if c.dep_ == "appos" and c.i > head.i), None)
     named = head.pos_ == "PROPN" and head.text[:1].isupper()
     if owned is not None and not named and any(g.dep_ == "poss" for g in owned.children):

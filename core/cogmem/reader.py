@@ -20,7 +20,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
-from .clauses import FAMILY_WORDS, FIRST_PERSON, appositive_name, word
+from .clauses import FAMILY_WORDS, FIRST_PERSON, appositive_name, mend_verbs_read_as_nouns, word
 from .errors import CogmemError
 from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 from .statements import MAX_WORDS, Claim, Statement, read_doc
@@ -141,6 +141,8 @@ class StatementReader:
         spoken = [(n, who, said) for n, who, said in lines if who != "assistant"]
         try:
             docs = self._docs([canonical_text(said) for _, _, said in spoken])
+            for doc in docs:  # the parser's regular misreads, mended where a failure loses no write
+                mend_verbs_read_as_nouns(doc)
         except CogmemError:
             raise  # a missing or damaged model: named, before anything is written
         except Exception as exc:  # a parser that fails on a text must not fail the write

@@ -41,7 +41,6 @@ from .clauses import (
     clauses,
     clefts,
     is_question,
-    mend_verbs_read_as_nouns,
     owned_by_pronoun,
     phrase,
     subject_phrase,
@@ -203,9 +202,7 @@ def _capitalised(token: Any) -> bool:
 
 
 def read_doc(doc: Any, speaker: str) -> list[Claim]:
-    """The claims of one parsed line said by ``speaker`` (its parse mended first:
-    :func:`cogmem.clauses.mend_verbs_read_as_nouns`)."""
-    mend_verbs_read_as_nouns(doc)
+    """The claims of one parsed line said by ``speaker``."""
     claims: list[Claim] = []
     asked = {t.i for sent in doc.sents if is_question(sent) for t in sent}
     reporters: dict[int, Any] = {}  # a lead-in verb -> who says ("Chen said they ...")
