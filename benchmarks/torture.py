@@ -389,6 +389,7 @@ def _check_chroma(folder: Path, run: Run, tally: Tally, label: str, reported: in
     from chromadb.config import Settings
 
     from cogmem.chroma_layout import from_chroma
+    from cogmem.shared_namespaces import names_collection, packed_collection
 
     client = chromadb.PersistentClient(
         path=str(folder), settings=Settings(anonymized_telemetry=False)
@@ -397,8 +398,13 @@ def _check_chroma(folder: Path, run: Run, tally: Tally, label: str, reported: in
     try:
         for collection in client.list_collections():  # the default namespace and the others
             if collection.name == "cogmem" or collection.name.startswith("cogmem.ns."):
+                if collection.name == names_collection("cogmem"):
+                    continue  # the packed namespaces' entries: no memories
                 got = collection.get(include=["documents", "metadatas"])
-                held.update(zip(got["ids"], zip(got["documents"], got["metadatas"])))
+                ids = got["ids"]
+                if collection.name == packed_collection("cogmem"):  # ids are <digest>/<id>
+                    ids = [i.split("/", 1)[1] for i in ids]
+                held.update(zip(ids, zip(got["documents"], got["metadatas"])))
     finally:
         client.close()
     wrong = 0

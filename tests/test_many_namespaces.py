@@ -82,14 +82,20 @@ def test_only_the_namespaces_in_use_stay_open(tmp_path: Path) -> None:
         assert [mem.count(f"u{u}") for u in (1, 2, 3, 4)] == [3, 4, 3, 3]
 
 
-def test_an_in_process_store_drops_the_collections_it_closed_early() -> None:
+@pytest.mark.parametrize(("pack", "made"), [(True, {"", ".ns.packed", ".ns.names"}), (False, None)])
+def test_an_in_process_store_drops_the_collections_it_closed_early(
+    pack: bool, made: set[str] | None
+) -> None:
     client = chromadb.EphemeralClient()  # the process's in-memory Chroma, kept up after close
-    mem = CognitiveMemory(embedder=HashingEmbedder(), config=FEW)
+    config = CognitiveMemoryConfig(open_namespaces=2, pack_namespaces=pack)
+    mem = CognitiveMemory(embedder=HashingEmbedder(), config=config)
     mem.add_many(notes(1) + notes(2) + notes(3), now=NOW)
     assert len(mem.memories(namespace="u1")) == 3  # reopened from Chroma
     base = mem._spaces.base
-    ours = [c.name for c in client.list_collections() if c.name.startswith(base)]
-    assert len(ours) == 4  # the default namespace and three users
+    ours = {c.name[len(base) :] for c in client.list_collections() if c.name.startswith(base)}
+    if made is None:  # the default namespace and three users, a collection each
+        made = {"", *(f".ns.{digest(f'u{u}')}" for u in (1, 2, 3))}
+    assert ours == made
     mem.close()
     assert not [c.name for c in client.list_collections() if c.name.startswith(base)]
 
@@ -167,7 +173,10 @@ def test_a_namespace_writes_its_chroma_index_with_every_add_until_it_is_large(
     """Each add writes a small namespace's index to disk (the defect above); at 1,000
     records the collection gets Chroma's own pace back (its index is on disk by then)."""
     client = make_client(tmp_path / "chroma")
-    with CognitiveMemory(client=client, collection="big", embedder=HashingEmbedder()) as mem:
+    own = CognitiveMemoryConfig(pack_namespaces=False)
+    with CognitiveMemory(
+        client=client, collection="big", embedder=HashingEmbedder(), config=own
+    ) as mem:
         mem.add_many(notes(1, 999), now=NOW)
         mem.add_many(notes(2, 999), now=NOW)
         mem.add("user 2 likes coffee", namespace="u2", now=NOW)
@@ -186,7 +195,8 @@ def test_a_small_namespace_made_before_the_early_pace_is_given_it_when_opened(
     writing its index with every add when a writer opens its namespace small; a reader
     changes nothing."""
     folder = tmp_path / "store"
-    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+    own = CognitiveMemoryConfig(pack_namespaces=False)  # as every store was made before
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder(), config=own) as mem:
         mem.add_many(notes(1, 3), now=NOW)
     name = f"cogmem.ns.{digest('u1')}"
 

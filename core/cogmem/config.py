@@ -92,6 +92,10 @@ class CognitiveMemoryConfig:
     # and opened again from their saved index when next used. Bounds RAM and file descriptors
     # for stores with many users (one namespace each).
     open_namespaces: int = 32
+    # Namespaces other than the default one share two Chroma collections (a user costs what
+    # it holds, not an HNSW index of its own: cogmem.shared_namespaces). False: each new one
+    # gets a collection of its own. Namespaces already made keep their layout either way.
+    pack_namespaces: bool = True
     # A folder store's Chroma keeps at most this many HNSW indexes loaded for queries (about
     # 3 MB of RAM and four open files each); Chroma's own choice, file limit // 5, assumes it is
     # alone in the process (cogmem.clients.index_cache).

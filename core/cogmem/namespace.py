@@ -43,6 +43,7 @@ from .index import NamespaceIndex
 from .lexical import BM25Index, Tokenizer
 from .records import MemoryRecord
 from .scan import EXACT_SCAN, ExactScan, top_k, unit_rows
+from .shared_namespaces import PackedNamespace
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
 
@@ -465,8 +466,12 @@ class Namespace:
             self._index.close()
 
     def drop(self) -> None:
-        """Delete the collection (an in-process store nothing else can reach)."""
-        drop_collection(self._ctx.client, self._store.collection.name)
+        """Delete the namespace's records (an in-process store nothing else can reach)."""
+        collection = self._store.collection
+        if isinstance(collection, PackedNamespace):
+            collection.drop()
+        else:
+            drop_collection(self._ctx.client, collection.name)
 
     # ------------------------------------------------------------------ internals
     def _chroma(self) -> ChromaStore:

@@ -32,6 +32,7 @@ from .dedup import Judge
 from .disk import add_bytes, check_space, update_bytes
 from .errors import (
     CogmemError,
+    DimensionMismatchError,
     DuplicateIdError,
     MemoryNotFoundError,
     StorageError,
@@ -44,6 +45,7 @@ from .listing import unwatch, watch
 from .namespace import Namespace, StoreContext
 from .records import MemoryRecord, WriteOutcome
 from .recovery import doubt_path
+from .shared_namespaces import Packing
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
 from .type_reading import TypeReading
@@ -57,7 +59,8 @@ DEFAULT_COLLECTION = "cogmem"
 
 
 class Namespaces:
-    """The namespaces of one store, each its own Chroma collection.
+    """The namespaces of one store: the default one a Chroma collection, the others packed
+    into two shared ones (:mod:`cogmem.shared_namespaces`) or, made before, their own.
 
     Args:
         client: The Chroma client.
@@ -117,6 +120,8 @@ class Namespaces:
         self._open: OrderedDict[str, Namespace] = OrderedDict()  # least recently used first
         self._evicted: set[str] = set()  # closed by trim(): dropped at close if _drop_on_close
         self._names: list[str] | None = None  # every namespace, sorted, once listed (names())
+        self._packed: set[str] = set()  # of those, the packed ones (cogmem.shared_namespaces)
+        self._packing = Packing(client, self.base, create=not read_only)
         if self.context.sole_writer and self.context.index_dir is not None:
             watch(self.context.index_dir, self.context.writer)  # scanned once (cogmem.listing)
         self._closed = False
@@ -146,7 +151,11 @@ class Namespaces:
 
     def _known(self) -> list[str]:
         if self._names is None or not self.context.sole_writer:
-            self._names = sorted(set(list_namespaces(self.context.client, self.base)))
+            packed = self._packing.listed().values()
+            self._packed = set(packed)
+            self._names = sorted(
+                set(list_namespaces(self.context.client, self.base)) | self._packed
+            )
         return self._names
 
     @staticmethod
@@ -169,9 +178,7 @@ class Namespaces:
         ctx = self.context
         if not create and ctx.sole_writer and not self._holds(self._known(), name):
             return None  # no collection: the list is complete where nothing else writes
-        collection = open_collection(
-            ctx.client, collection_name(self.base, name), name, create=create
-        )
+        collection = self._collection(name, create=create)
         if collection is None:
             return None
         if self._names is not None and not self._holds(self._names, name):
@@ -188,6 +195,33 @@ class Namespaces:
         )
         found = self._open[name] = Namespace(name, stem, store, ctx)
         return found
+
+    def _collection(self, name: str, *, create: bool) -> Any:
+        """The collection (or packed view) of namespace ``name``; ``None`` when it does not
+        exist and ``create`` is off. A namespace made in a collection of its own stays there;
+        a new one other than the default is packed when ``config.pack_namespaces`` says so."""
+        ctx, key = self.context, digest(name)
+        if name == DEFAULT_NAMESPACE:
+            return open_collection(ctx.client, self.base, name, create=create)
+        if ctx.sole_writer:
+            known = self._holds(self._known(), name)
+            if name in self._packed or (not known and ctx.config.pack_namespaces):
+                found = self._packing.namespace(key, name, create=create)
+                if found is not None:
+                    self._packed.add(name)
+                return found
+            return open_collection(
+                ctx.client, collection_name(self.base, name), name, create=create
+            )
+        packed = self._packing.namespace(key, name, create=False)
+        if packed is not None:
+            return packed
+        own = open_collection(ctx.client, collection_name(self.base, name), name, create=False)
+        if own is not None or not create:
+            return own
+        if ctx.config.pack_namespaces:
+            return self._packing.namespace(key, name, create=True)
+        return open_collection(ctx.client, collection_name(self.base, name), name, create=True)
 
     def table(self, name: str) -> RecordTable | None:
         """The records of namespace ``name`` for a read that needs nothing else from Chroma
@@ -255,10 +289,20 @@ class Namespaces:
 
     def check_widths(self, records: Sequence[MemoryRecord], vectors: FloatArray, what: str) -> None:
         """Refuse vectors of another width than a namespace they go to holds."""
+        width = int(vectors.shape[1])
         for name in dict.fromkeys(r.namespace for r in records):
             found = self.get(name)
             if found is not None:
-                found.check_width(int(vectors.shape[1]), what)
+                found.check_width(width, what)
+            elif name != DEFAULT_NAMESPACE and self.context.config.pack_namespaces:
+                shared = self._packing.width()
+                if shared is not None and shared != width:
+                    raise DimensionMismatchError(
+                        f"{what} have dimension {width}, but the namespaces this store packs "
+                        f"together (cogmem.shared_namespaces) hold vectors of dimension "
+                        f"{shared}, and a new namespace {name!r} would join them: open the "
+                        "store with the embedder it was built with"
+                    )
 
     def refuse_taken(self, records: Sequence[MemoryRecord], chosen: set[str]) -> None:
         """Raise :class:`DuplicateIdError` if a caller-chosen id among ``records`` is stored
@@ -341,9 +385,11 @@ class Namespaces:
             if self._drop_on_close:
                 namespace.drop()
         self._open.clear()
-        for name in sorted(self._evicted - set(self._open)):
+        for name in sorted(self._evicted - set(self._open) - self._packed):
             drop_collection(self.context.client, collection_name(self.base, name))
         self._evicted.clear()
+        if self._drop_on_close:
+            self._packing.drop()
 
     @property
     def closed(self) -> bool:

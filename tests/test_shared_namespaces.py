@@ -1,0 +1,137 @@
+"""Namespaces packed into two shared collections (cogmem.shared_namespaces).
+
+A collection per user cost Chroma an HNSW index per user (four open files and about 3 MB
+each while loaded), and building 10,000 users slowed with every thousand. New namespaces now
+share ``<base>.ns.packed`` (records) and ``<base>.ns.names`` (one entry each); namespaces
+made in a collection of their own stay there.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+import chromadb
+import pytest
+
+from cogmem import CognitiveMemory, CognitiveMemoryConfig, DimensionMismatchError
+from cogmem.clients import digest, make_client
+from cogmem.testing import HashingEmbedder
+from tests.chroma_server import ChromaServer
+
+NOW = datetime(2026, 5, 1, tzinfo=timezone.utc)
+OWN = CognitiveMemoryConfig(pack_namespaces=False)
+
+
+def collections(folder: Path) -> set[str]:
+    return {c.name for c in make_client(folder).list_collections()}
+
+
+def test_many_users_make_three_collections_and_keep_to_their_own(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        for user in range(5):
+            mem.add(f"user {user} drinks green tea", namespace=f"u{user}", id="tea", now=NOW)
+        mem.add("the default namespace drinks coffee", now=NOW)
+        found = mem.search("tea", namespace="u3", now=NOW, reinforce=False)
+        assert [(r.id, r.text) for r in found] == [("tea", "user 3 drinks green tea")]
+    assert collections(folder) == {"cogmem", "cogmem.ns.packed", "cogmem.ns.names"}
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        assert mem.namespaces() == ["default", "u0", "u1", "u2", "u3", "u4"]
+        assert [mem.get("tea", namespace=f"u{u}").text for u in (0, 4)] == [
+            "user 0 drinks green tea",
+            "user 4 drinks green tea",
+        ]
+        mem.delete("tea", namespace="u2")
+        assert mem.clear("u4") == 1
+        assert [mem.count(f"u{u}") for u in range(5)] == [1, 1, 0, 1, 0]
+        assert mem.search("tea", namespace="u2", now=NOW) == []
+
+
+def test_the_shared_collection_holds_each_record_under_its_namespace_key(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        mem.add("alice likes green tea", namespace="alice", id="a1", now=NOW)
+    got = make_client(folder).get_collection("cogmem.ns.packed").get(include=["metadatas"])
+    assert got["ids"] == [f"{digest('alice')}/a1"]
+    assert got["metadatas"][0]["cogmem_ns"] == digest("alice")
+
+
+def test_namespaces_made_in_their_own_collection_stay_there(tmp_path: Path) -> None:
+    """A store from before packing keeps its namespaces' collections; a namespace made after
+    is packed, and both are read, searched, listed and written."""
+    folder = tmp_path / "store"
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder(), config=OWN) as mem:
+        mem.add("old user likes tea", namespace="old", now=NOW)
+    own = f"cogmem.ns.{digest('old')}"
+    assert collections(folder) == {"cogmem", own}
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        mem.add("new user likes tea", namespace="new", now=NOW)
+        mem.add("old user also likes cake", namespace="old", now=NOW)
+        assert mem.namespaces() == ["default", "new", "old"]
+    assert collections(folder) == {"cogmem", own, "cogmem.ns.packed", "cogmem.ns.names"}
+    assert make_client(folder).get_collection(own).count() == 2
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        assert [mem.count("old"), mem.count("new")] == [2, 1]
+        found = mem.search("tea", namespace="new", now=NOW, reinforce=False)
+        assert [r.text for r in found] == ["new user likes tea"]
+
+
+def test_packed_namespaces_share_one_vector_width(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder(64)) as mem:
+        mem.add("alice likes tea", namespace="alice", now=NOW)
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder(32)) as mem:
+        with pytest.raises(DimensionMismatchError, match="dimension 32"):
+            mem.add("bob likes tea", namespace="bob", now=NOW)
+        assert mem.namespaces() == ["alice", "default"]
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder(64)) as mem:
+        assert mem.count("alice") == 1 and mem.count("bob") == 0
+
+
+def test_an_in_process_store_keeps_to_its_own_packed_collections() -> None:
+    """Two in-process memories share the process's Chroma, never each other's users."""
+    one = CognitiveMemory(embedder=HashingEmbedder())
+    two = CognitiveMemory(embedder=HashingEmbedder())
+    try:
+        one.add("one's user likes tea", namespace="u", id="x", now=NOW)
+        two.add("two's user likes tea", namespace="u", id="x", now=NOW)
+        assert one.get("x", namespace="u").text == "one's user likes tea"
+        assert two.get("x", namespace="u").text == "two's user likes tea"
+    finally:
+        one.close()
+        two.close()
+    client = chromadb.EphemeralClient()
+    names = {c.name for c in client.list_collections()}
+    assert not {one._spaces.base, two._spaces.base} & {n.split(".")[0] for n in names}
+
+
+@pytest.mark.server
+def test_two_writers_on_a_server_see_each_others_packed_users(
+    chroma_server: ChromaServer,
+) -> None:
+    """A server store's writers share the packed collections: a namespace one of them made,
+    and its later writes and deletes, reach the other's next read."""
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    first = CognitiveMemory(
+        client=chroma_server.client(), collection=name, embedder=HashingEmbedder()
+    )
+    second = CognitiveMemory(
+        client=chroma_server.client(), collection=name, embedder=HashingEmbedder()
+    )
+    try:
+        first.add("alice likes green tea", namespace="alice", id="a1", now=NOW)
+        assert second.namespaces() == ["alice", "default"]
+        assert second.get("a1", namespace="alice").text == "alice likes green tea"
+        second.add("alice moved to Oslo", namespace="alice", id="a2", now=NOW)
+        first.delete("a1", namespace="alice")
+        found = second.search("alice", namespace="alice", now=NOW, reinforce=False)
+        assert [r.id for r in found] == ["a2"]
+        assert [r.id for r in first.search("Oslo", namespace="alice", now=NOW)] == ["a2"]
+    finally:
+        first.close()
+        second.close()
+    server_names = {c.name for c in chroma_server.client().list_collections()}
+    assert {f"{name}.ns.packed", f"{name}.ns.names"} <= server_names
+    assert f"{name}.ns.{digest('alice')}" not in server_names
