@@ -21,6 +21,7 @@ thread-safe: :class:`~cogmem.CognitiveMemory` calls it under its lock.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -115,6 +116,9 @@ class Namespace:
         self._recalls: dict[str, MemoryRecord] = {}  # reinforcements not written yet
         self._held: HeldAdds | None = None
         self._scan = ExactScan()
+        # Up to how many memories a dense query is an exact scan: always in a packed
+        # namespace (the shared collection's index is never asked: cogmem.shared_namespaces).
+        self._exact = math.inf if isinstance(store.collection, PackedNamespace) else EXACT_SCAN
         self._width: int | None = None
         #: Pairs (a, b) a conflict detector has judged here (see cogmem.maintenance).
         self.judged: set[tuple[str, str]] = set()
@@ -192,10 +196,10 @@ class Namespace:
 
     def nearest(self, vectors: FloatArray, k: int) -> list[list[tuple[str, float]]]:
         """For each row of ``vectors``, the ``k`` nearest memories as ``(id, cosine)``, nearest
-        first: in a namespace of at most ``EXACT_SCAN`` memories an exact scan of them all
-        (:mod:`cogmem.scan`), else Chroma's ANN results merged with an exact scan of the held
-        adds."""
-        if len(self.index) <= EXACT_SCAN:
+        first: in a namespace of at most ``EXACT_SCAN`` memories (a packed one of any size)
+        an exact scan of them all (:mod:`cogmem.scan`), else Chroma's ANN results merged with
+        an exact scan of the held adds."""
+        if len(self.index) <= self._exact:
             return self._scan.nearest(self.index, self.vectors, vectors, k)
         held = self._held
         in_chroma = min(k, len(self.index) - (len(held) if held else 0))
@@ -220,7 +224,7 @@ class Namespace:
         self.write_held()
         records = self.records
         allowed = [i for i in self._store.ids(where) if i in records]
-        if len(allowed) > EXACT_SCAN:
+        if len(allowed) > self._exact:
             return [(i, c) for i, c in self._store.nearest(vector, k, where) if i in records]
         found = self.vectors(allowed)
         if not found:

@@ -121,7 +121,9 @@ class Namespaces:
         self._evicted: set[str] = set()  # closed by trim(): dropped at close if _drop_on_close
         self._names: list[str] | None = None  # every namespace, sorted, once listed (names())
         self._packed: set[str] = set()  # of those, the packed ones (cogmem.shared_namespaces)
-        self._packing = Packing(client, self.base, create=not read_only)
+        self._packing = Packing(
+            client, self.base, create=not read_only, sole=self.context.sole_writer
+        )
         if self.context.sole_writer and self.context.index_dir is not None:
             watch(self.context.index_dir, self.context.writer)  # scanned once (cogmem.listing)
         self._closed = False
@@ -380,9 +382,9 @@ class Namespaces:
         self._closed = True
         if self.context.index_dir is not None:
             unwatch(self.context.index_dir, self.context.writer)
-        for namespace in self._open.values():
+        for name, namespace in self._open.items():
             namespace.close(flushed=flushed)
-            if self._drop_on_close:
+            if self._drop_on_close and name not in self._packed:  # packed: dropped below
                 namespace.drop()
         self._open.clear()
         for name in sorted(self._evicted - set(self._open) - self._packed):

@@ -11,7 +11,12 @@ to disk, and once Chroma's cache lets go of it, a query fails with "Error creati
 segment reader: Nothing found on disk". A collection queried through Chroma here has more
 memories than that, so its index was written.
 
-The unit vectors are kept (1.5 MB per 1,000 memories of 384 dimensions, 24 MB at most):
+A packed namespace (:mod:`cogmem.shared_namespaces`) is scanned whatever its size: the shared
+collection's index is never asked (so a packed namespace of 100,000 memories keeps 150 MB and
+scans in about 8 ms).
+
+The unit vectors are kept (1.5 MB per 1,000 memories of 384 dimensions, 24 MB at most in a
+collection of its own):
 after adds only the new memories' vectors are read, after a remove all of them again
 (:attr:`cogmem.index.NamespaceIndex.adds` and ``removes``).
 """

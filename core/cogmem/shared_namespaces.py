@@ -15,11 +15,11 @@ namespaces other than the default one share two collections (design §7, Many na
 :class:`PackedNamespace` is one namespace's view of the two, with the methods of a Chroma
 collection that :class:`~cogmem.store.ChromaStore` calls, so everything above it (the index,
 the catch-up, the held adds, the integrity checks) is the same for both layouts. cogmem never
-asks Chroma's HNSW index of a small namespace anything (the exact scan answers,
-:mod:`cogmem.scan`); a packed namespace larger than ``scan.EXACT_SCAN`` is queried with
-Chroma's filter on its key (127 ms at 200,000 records, against 1-2 ms for a collection of
-its own: give such a namespace its own store). Namespaces made in a collection of their own
-stay there. All packed namespaces of a store share one vector width (one HNSW index).
+asks the shared collection's HNSW index anything: a packed namespace of any size is searched
+by an exact scan of its own vectors (:mod:`cogmem.scan`; Chroma's query filtered by the key
+took 127 ms at 200,000 records), so that index is built for writing only
+(:data:`WRITE_ONLY_INDEX`). Namespaces made in a collection of their own stay there. All
+packed namespaces of a store share one vector width (one HNSW index).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .chroma_layout import DIMENSION_KEY, EARLY_SYNC, RELAX_SYNC_AT, set_sync, syncs_early
+from .chroma_layout import DIMENSION_KEY
 from .clients import drop_collection
 from .errors import CogmemConnectionError
 from .store import chroma_error
@@ -35,6 +35,14 @@ from .store import chroma_error
 __all__ = ["NAMESPACE_KEY", "PackedNamespace", "Packing", "names_collection", "packed_collection"]
 
 NAMESPACE_KEY = "cogmem_ns"  # the digest of a packed record's namespace
+# The shared collection's HNSW index is written and never asked (a packed namespace of any size
+# is searched by its exact scan), so it is built cheaply: with Chroma's defaults (100, 16) a
+# 20-record add cost 21 ms at 10,000 records and 39 at 80,000, with these a flat 20 (vectors
+# only, no metadata; docs/design.md §7). It is written at Chroma's own pace: one that writes
+# the index with every add (chroma_layout.EARLY_SYNC) made each add slower as the collection
+# grew (17 to 36 ms from 10,000 to 40,000 records), and Chroma 1.5.9 does not change a live
+# index's pace afterwards.
+WRITE_ONLY_INDEX = {"ef_construction": 16, "max_neighbors": 8}
 _SEPARATOR = "/"
 _CREATED = {"created_by": "cogmem"}
 _ENTRY_VECTOR = [1.0]  # the names collection holds no meaning: a one-wide vector each
@@ -57,16 +65,19 @@ class Packing:
         client: The Chroma client.
         base: The store's default collection's name.
         create: Create the collections when missing (a writable store).
+        sole: Nothing else writes the store (a locked folder, a private in-process store):
+            the entries are read from Chroma once, and a namespace made here is known to be
+            empty until its first add (no Chroma read for either).
     """
 
-    def __init__(self, client: Any, base: str, *, create: bool) -> None:
+    def __init__(self, client: Any, base: str, *, create: bool, sole: bool) -> None:
         self._client = client
         self._base = base
         self._create = create
+        self._sole = sole
         self._records: Any = None
         self._names: Any = None
-        self._early: bool | None = None
-        self._size: int | None = None  # records of the packed collection, while it syncs early
+        self._entries: dict[str, dict[str, Any]] | None = None  # all of them, where sole
 
     def _open(self, name: str, configuration: Mapping[str, Any], *, create: bool) -> Any:
         try:
@@ -92,7 +103,7 @@ class Packing:
     def records(self, *, create: bool = False) -> Any:
         """The collection of the packed memories (``None``: not made yet)."""
         if self._records is None:
-            conf = {"hnsw": {"space": "cosine", **EARLY_SYNC}}
+            conf = {"hnsw": {"space": "cosine", **WRITE_ONLY_INDEX}}
             self._records = self._open(packed_collection(self._base), conf, create=create)
         return self._records
 
@@ -116,6 +127,15 @@ class Packing:
 
     def listed(self) -> dict[str, str]:
         """Every packed namespace: digest → name."""
+        return {
+            key: str(entry["cogmem_namespace"])
+            for key, entry in self._all_entries().items()
+            if "cogmem_namespace" in entry
+        }
+
+    def _all_entries(self) -> dict[str, dict[str, Any]]:
+        if self._entries is not None:
+            return self._entries
         names = self.names()
         if names is None:
             return {}
@@ -123,14 +143,16 @@ class Packing:
             got = names.get(include=["metadatas"])
         except Exception as exc:
             raise chroma_error("listing the namespaces (Chroma get)", exc, names) from exc
-        return {
-            i: str(meta["cogmem_namespace"])
-            for i, meta in zip(got["ids"], got["metadatas"])
-            if meta and "cogmem_namespace" in meta
-        }
+        entries = {i: dict(meta or {}) for i, meta in zip(got["ids"], got["metadatas"])}
+        if self._sole:
+            self._entries = entries
+        return entries
 
     def entry(self, key: str) -> dict[str, Any] | None:
         """The entry of the packed namespace whose digest is ``key`` (``None``: none)."""
+        if self._sole:
+            found = self._all_entries().get(key)
+            return None if found is None else dict(found)
         names = self.names()
         if names is None:
             return None
@@ -140,41 +162,35 @@ class Packing:
     def set_entry(self, key: str, entry: Mapping[str, Any]) -> None:
         """Write the entry of the packed namespace whose digest is ``key``."""
         self.names().upsert(ids=[key], embeddings=[_ENTRY_VECTOR], metadatas=[dict(entry)])
+        if self._entries is not None:
+            self._entries[key] = dict(entry)
+
+    def forget(self, key: str) -> None:
+        """Delete the entry of the packed namespace whose digest is ``key``."""
+        names = self.names()
+        if names is not None:
+            names.delete(ids=[key])
+        if self._entries is not None:
+            self._entries.pop(key, None)
 
     def namespace(self, key: str, name: str, *, create: bool) -> PackedNamespace | None:
         """The view of packed namespace ``name`` (digest ``key``); ``None`` when it has no
         entry and ``create`` is off (else its entry is written)."""
-        entry = self.entry(key)
-        if entry is None:
-            if not create:
-                return None
-            self.records(create=True)
-            self.names(create=True)
-            self.set_entry(key, {**_CREATED, "cogmem_namespace": name})
-        return PackedNamespace(self, key, name)
-
-    def grew(self, added: int) -> None:
-        """After ``added`` records went into the packed collection: once it holds
-        :data:`~cogmem.chroma_layout.RELAX_SYNC_AT`, Chroma writes its index at its own pace
-        (every add while smaller, see :data:`~cogmem.chroma_layout.EARLY_SYNC`)."""
-        records = self.records()
-        if self._early is None:
-            self._early = syncs_early(records)
-        if not self._early:
-            return
-        if self._size is None:
-            self._size = int(records.count())
-        else:
-            self._size += added
-        if self._size >= RELAX_SYNC_AT:
-            set_sync(records, early=False)
-            self._early = False
+        if self.entry(key) is not None:
+            return PackedNamespace(self, key, name)
+        if not create:
+            return None
+        self.records(create=True)
+        self.names(create=True)
+        self.set_entry(key, {**_CREATED, "cogmem_namespace": name})
+        return PackedNamespace(self, key, name, empty=self._sole)
 
     def drop(self) -> None:
         """Delete both collections (an in-process store nothing else can reach)."""
         for name in (packed_collection(self._base), names_collection(self._base)):
             drop_collection(self._client, name)
         self._records = self._names = None
+        self._entries = {} if self._sole else None
 
 
 class PackedNamespace:
@@ -187,8 +203,9 @@ class PackedNamespace:
     entry in the names collection.
     """
 
-    def __init__(self, packing: Packing, key: str, name: str) -> None:
+    def __init__(self, packing: Packing, key: str, name: str, *, empty: bool = False) -> None:
         self._packing = packing
+        self._empty = empty  # made by a sole writer, nothing added yet: reads need no Chroma
         self._key = key
         self._prefix = f"{key}{_SEPARATOR}"
         self.name = f"{packed_collection(packing._base)}[{name}]"
@@ -217,7 +234,7 @@ class PackedNamespace:
 
     def modify(self, metadata: Mapping[str, Any] | None = None, configuration: Any = None) -> None:
         """Write the namespace's entry. The index's pace belongs to the shared collection
-        (:meth:`Packing.grew`), so a namespace's ``configuration`` is not applied."""
+        (:data:`WRITE_ONLY_INDEX`), so a namespace's ``configuration`` is not applied."""
         if metadata is None:
             return
         entry = dict(metadata)
@@ -228,6 +245,8 @@ class PackedNamespace:
             records.modify(metadata={**shared, DIMENSION_KEY: entry[DIMENSION_KEY]})
 
     def count(self) -> int:
+        if self._empty:
+            return 0
         return len(self._packing.records().get(where=self._where(None), include=[])["ids"])
 
     def get(
@@ -238,6 +257,8 @@ class PackedNamespace:
         offset: int | None = None,
         include: Sequence[str] = (),
     ) -> dict[str, Any]:
+        if self._empty:
+            return {"ids": [], "documents": [], "metadatas": [], "embeddings": []}
         records = self._packing.records()
         if ids is not None:
             got = records.get(
@@ -256,13 +277,13 @@ class PackedNamespace:
         metadatas: Sequence[Mapping[str, Any]],
         documents: Sequence[str],
     ) -> None:
+        self._empty = False  # before: a failed add may leave some of it
         self._packing.records().add(
             ids=self._ids(ids),
             embeddings=embeddings,
             metadatas=[self._mark(m) for m in metadatas],
             documents=list(documents),
         )
-        self._packing.grew(len(ids))
 
     def update(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
         self._packing.records().update(
@@ -290,11 +311,9 @@ class PackedNamespace:
     # -------------------------------------------------------------- the namespace as a whole
     def drop(self) -> None:
         """Delete the namespace's records and its entry."""
-        records = self._packing.records()
-        records.delete(where={NAMESPACE_KEY: self._key})
-        names = self._packing.names()
-        if names is not None:
-            names.delete(ids=[self._key])
+        if not self._empty:
+            self._packing.records().delete(where={NAMESPACE_KEY: self._key})
+        self._packing.forget(self._key)
 
     # -------------------------------------------------------------- mapping
     def _ids(self, ids: Sequence[str]) -> list[str]:
