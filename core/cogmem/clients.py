@@ -22,6 +22,7 @@ from .store import chroma_error
 __all__ = [
     "DEFAULT_NAMESPACE",
     "base_collections",
+    "cogmem_collection",
     "collection_name",
     "digest",
     "drop_collection",
@@ -227,14 +228,29 @@ def http_client(
         raise error from exc
 
 
-def open_collection(client: Any, name: str, namespace: str, *, create: bool) -> Any:
+def cogmem_collection(
+    client: Any,
+    name: str,
+    *,
+    create: bool,
+    configuration: Mapping[str, Any],
+    metadata: Mapping[str, Any] | None = None,
+) -> Any:
+    """Collection ``name``, made by cogmem (``created_by`` metadata): created with
+    ``configuration`` and ``metadata`` when missing and ``create`` is on, else ``None`` when
+    missing.
+
+    Raises:
+        CogmemConnectionError: The server could not be reached (never read as "missing").
+        StoreError: It exists but cogmem did not make it; Chroma failed.
+    """
     try:
         if create:
             collection = client.get_or_create_collection(
                 name,
                 embedding_function=None,
-                configuration={"hnsw": {"space": "cosine", **EARLY_SYNC}},
-                metadata={"created_by": "cogmem", "cogmem_namespace": namespace},
+                configuration=dict(configuration),
+                metadata={"created_by": "cogmem", **(metadata or {})},
             )
         else:
             try:
@@ -253,6 +269,25 @@ def open_collection(client: Any, name: str, namespace: str, *, create: bool) -> 
             f"collection {name!r} was not created by cogmem (its records are not cogmem's); "
             "use another collection name"
         )
+    return collection
+
+
+def open_collection(client: Any, name: str, namespace: str, *, create: bool) -> Any:
+    """The collection of ``namespace`` (cosine, made by cogmem); ``None`` when it does not
+    exist and ``create`` is off.
+
+    Raises:
+        StoreError: It exists but cogmem did not make it, or it is not cosine; Chroma failed.
+    """
+    collection = cogmem_collection(
+        client,
+        name,
+        create=create,
+        configuration={"hnsw": {"space": "cosine", **EARLY_SYNC}},
+        metadata={"cogmem_namespace": namespace},
+    )
+    if collection is None:
+        return None
     space = space_of(collection)
     if space not in (None, "cosine"):
         raise StoreError(

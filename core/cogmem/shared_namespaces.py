@@ -28,8 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .chroma_layout import DIMENSION_KEY
-from .clients import drop_collection
-from .errors import CogmemConnectionError
+from .clients import cogmem_collection, drop_collection
 from .store import chroma_error
 
 __all__ = ["NAMESPACE_KEY", "PackedNamespace", "Packing", "names_collection", "packed_collection"]
@@ -44,7 +43,6 @@ NAMESPACE_KEY = "cogmem_ns"  # the digest of a packed record's namespace
 # index's pace afterwards.
 WRITE_ONLY_INDEX = {"ef_construction": 16, "max_neighbors": 8}
 _SEPARATOR = "/"
-_CREATED = {"created_by": "cogmem"}
 _ENTRY_VECTOR = [1.0]  # the names collection holds no meaning: a one-wide vector each
 
 
@@ -80,25 +78,8 @@ class Packing:
         self._entries: dict[str, dict[str, Any]] | None = None  # all of them, where sole
 
     def _open(self, name: str, configuration: Mapping[str, Any], *, create: bool) -> Any:
-        try:
-            if create and self._create:
-                return self._client.get_or_create_collection(
-                    name,
-                    embedding_function=None,
-                    configuration=dict(configuration),
-                    metadata=dict(_CREATED),
-                )
-            try:
-                return self._client.get_collection(name, embedding_function=None)
-            except Exception as exc:  # absent: Chroma raises NotFoundError/ValueError by version
-                error = chroma_error("Chroma get_collection", exc, self._client)
-                if isinstance(error, CogmemConnectionError):  # unreachable is not "absent"
-                    raise error from exc
-                return None
-        except CogmemConnectionError:
-            raise
-        except Exception as exc:
-            raise chroma_error(f"opening Chroma collection {name!r}", exc, self._client) from exc
+        made = create and self._create
+        return cogmem_collection(self._client, name, create=made, configuration=configuration)
 
     def records(self, *, create: bool = False) -> Any:
         """The collection of the packed memories (``None``: not made yet)."""
@@ -182,7 +163,7 @@ class Packing:
             return None
         self.records(create=True)
         self.names(create=True)
-        self.set_entry(key, {**_CREATED, "cogmem_namespace": name})
+        self.set_entry(key, {"created_by": "cogmem", "cogmem_namespace": name})
         return PackedNamespace(self, key, name, empty=self._sole)
 
     def drop(self) -> None:
