@@ -135,3 +135,15 @@ def test_two_writers_on_a_server_see_each_others_packed_users(
     server_names = {c.name for c in chroma_server.client().list_collections()}
     assert {f"{name}.ns.packed", f"{name}.ns.names"} <= server_names
     assert f"{name}.ns.{digest('alice')}" not in server_names
+
+
+def test_a_read_only_open_reads_packed_users_and_makes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "store"
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder()) as mem:
+        mem.add("alice likes green tea", namespace="alice", id="a1", now=NOW)
+    made = collections(folder)
+    with CognitiveMemory(path=folder, embedder=HashingEmbedder(), read_only=True) as mem:
+        assert mem.namespaces() == ["alice", "default"]
+        assert mem.get("a1", namespace="alice").text == "alice likes green tea"
+        assert mem.count("bob") == 0
+    assert collections(folder) == made
