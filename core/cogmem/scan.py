@@ -12,8 +12,8 @@ segment reader: Nothing found on disk". A collection queried through Chroma here
 memories than that, so its index was written.
 
 A packed namespace (:mod:`cogmem.shared_namespaces`) is scanned whatever its size: the shared
-collection's index is never asked (so a packed namespace of 100,000 memories keeps 150 MB and
-scans in about 8 ms).
+collection's index is never asked (a packed namespace of 100,000 memories would keep 150 MB
+and scan in about 8 ms, extrapolated from the figures above).
 
 The unit vectors are kept (1.5 MB per 1,000 memories of 384 dimensions, 24 MB at most in a
 collection of its own):
