@@ -147,3 +147,28 @@ def test_a_read_only_open_reads_packed_users_and_makes_nothing(tmp_path: Path) -
         assert mem.get("a1", namespace="alice").text == "alice likes green tea"
         assert mem.count("bob") == 0
     assert collections(folder) == made
+
+
+def test_a_packed_namespace_is_scanned_whatever_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shared collection's index is built for writing only: a packed namespace larger
+    than the exact scan's limit for a collection of its own is still scanned, never queried
+    through Chroma."""
+    import cogmem.namespace
+    from cogmem.shared_namespaces import PackedNamespace
+
+    monkeypatch.setattr(cogmem.namespace, "EXACT_SCAN", 3)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the shared collection's index was queried")
+
+    monkeypatch.setattr(PackedNamespace, "query", refuse)
+    with CognitiveMemory(path=tmp_path / "store", embedder=HashingEmbedder()) as mem:
+        mem.add_many(
+            [{"text": f"alice note {n} about tea", "namespace": "alice"} for n in range(8)],
+            now=NOW,
+        )
+        mem.flush()  # in Chroma, not held: a query would have to ask it
+        found = mem.search("tea", namespace="alice", mode="dense", top_k=8, now=NOW)
+        assert len(found) == 8
