@@ -205,25 +205,25 @@ class Namespaces:
         ctx, key = self.context, digest(name)
         if name == DEFAULT_NAMESPACE:
             return open_collection(ctx.client, self.base, name, create=create)
-        if ctx.sole_writer:
-            known = self._holds(self._known(), name)
-            if name in self._packed or (not known and ctx.config.pack_namespaces):
+
+        def own(make: bool) -> Any:
+            return open_collection(ctx.client, collection_name(self.base, name), name, create=make)
+
+        if ctx.sole_writer:  # the listing says which layout a known namespace has
+            if name in self._packed or (
+                not self._holds(self._known(), name) and ctx.config.pack_namespaces
+            ):
                 found = self._packing.namespace(key, name, create=create)
                 if found is not None:
                     self._packed.add(name)
                 return found
-            return open_collection(
-                ctx.client, collection_name(self.base, name), name, create=create
-            )
-        packed = self._packing.namespace(key, name, create=False)
-        if packed is not None:
-            return packed
-        own = open_collection(ctx.client, collection_name(self.base, name), name, create=False)
-        if own is not None or not create:
-            return own
+            return own(create)
+        found = self._packing.namespace(key, name, create=False) or own(False)
+        if found is not None or not create:
+            return found
         if ctx.config.pack_namespaces:
             return self._packing.namespace(key, name, create=True)
-        return open_collection(ctx.client, collection_name(self.base, name), name, create=True)
+        return own(True)
 
     def table(self, name: str) -> RecordTable | None:
         """The records of namespace ``name`` for a read that needs nothing else from Chroma
