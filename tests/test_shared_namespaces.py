@@ -8,9 +8,11 @@ made in a collection of their own stay there.
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import chromadb
 import pytest
@@ -135,6 +137,84 @@ def test_two_writers_on_a_server_see_each_others_packed_users(
     server_names = {c.name for c in chroma_server.client().list_collections()}
     assert {f"{name}.ns.packed", f"{name}.ns.names"} <= server_names
     assert f"{name}.ns.{digest('alice')}" not in server_names
+
+
+@pytest.mark.server
+def test_a_server_catch_up_of_a_packed_namespace_reads_its_marks_first(
+    chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A catch-up of a packed namespace reads the shared collection (filtered ``get`` calls,
+    whose cost grows with every user of the store) only when the namespace's marks say it
+    changed: never to count it, not at all when nothing changed. Another process's write,
+    its delete, and an add that reached Chroma too late for the look back by write stamp are
+    each seen at the next read."""
+    import cogmem.store
+    from cogmem.shared_namespaces import PackedNamespace
+
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    first, second = (
+        CognitiveMemory(client=chroma_server.client(), collection=name, embedder=HashingEmbedder())
+        for _ in range(2)
+    )
+    try:
+        first.add_many(
+            [{"text": f"alice note {n}", "id": f"a{n}", "namespace": "alice"} for n in range(3)],
+            now=NOW,
+        )
+        assert len(second.search("alice note", namespace="alice", now=NOW)) == 3
+
+        def refuse(self: object, *args: object, **kwargs: object) -> Any:
+            raise AssertionError("the shared collection was read")
+
+        with monkeypatch.context() as quiet:  # nothing changed: the marks alone are read
+            quiet.setattr(PackedNamespace, "get", refuse)
+            quiet.setattr(PackedNamespace, "count", refuse)
+            assert len(second.search("alice note", namespace="alice", now=NOW)) == 3
+        monkeypatch.setattr(PackedNamespace, "count", refuse)
+        first.add("alice note new", namespace="alice", id="new", now=NOW)
+        assert "new" in [r.id for r in second.search("new", namespace="alice", now=NOW)]
+        first.delete("a0", namespace="alice")
+        found = second.search("alice note", namespace="alice", now=NOW, reinforce=False)
+        assert sorted(r.id for r in found) == ["a1", "a2", "new"]
+
+        class Behind:  # the writer's clock: its add stamped 10 s before it reached Chroma
+            @staticmethod
+            def time_ns() -> int:
+                return time.time_ns() - 10_000_000_000
+
+        monkeypatch.setattr(cogmem.store, "time", Behind)
+        with CognitiveMemory(
+            client=chroma_server.client(), collection=name, embedder=HashingEmbedder()
+        ) as third:
+            third.add("alice note late", namespace="alice", id="late", now=NOW)
+        monkeypatch.undo()
+        found = second.search("late", namespace="alice", now=NOW, reinforce=False)
+        assert "late" in [r.id for r in found]
+    finally:
+        first.close()
+        second.close()
+
+
+def test_an_entry_read_before_a_delete_does_not_write_its_mark_back() -> None:
+    """Writing a namespace's entry (its generation) from a copy read before another
+    process's write and delete keeps the newer marks: readers would miss both."""
+    from cogmem.shared_namespaces import DELETED_KEY, WRITTEN_KEY, Packing
+
+    packing = Packing(
+        chromadb.EphemeralClient(), f"t-{uuid.uuid4().hex[:12]}", create=True, sole=False
+    )
+    alice = packing.namespace("k", "alice", create=True)
+    assert alice is not None
+    alice.add(["a1", "a2"], [[1.0, 0.0], [0.0, 1.0]], [{"t": "x"}] * 2, ["note", "note"])
+    alice.delete(["a1"])
+    before = alice.metadata  # holds the first add's and delete's marks
+    alice.add(["a3"], [[1.0, 1.0]], [{"t": "x"}], ["note"])
+    alice.delete(["a2"])
+    after = alice.marks()
+    assert after[0] != before[WRITTEN_KEY] and after[1] != before[DELETED_KEY]
+    alice.modify(metadata={**before, "cogmem_generation": 7})
+    assert alice.marks() == after
+    assert alice.metadata["cogmem_generation"] == 7
 
 
 def test_a_read_only_open_reads_packed_users_and_makes_nothing(tmp_path: Path) -> None:

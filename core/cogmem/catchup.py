@@ -44,37 +44,59 @@ def catch_up(
     * ``count``: when it differs from the index's size, memories were deleted (or an add was
       missed), and the ids are reconciled in full (one ids-only ``get``).
 
+    A packed namespace (:mod:`cogmem.shared_namespaces`) is one call when nothing changed:
+    both reads above are filtered ``get`` calls of the shared collection, whose cost grows
+    with every user of the store, so its marks are read first (one ``get`` by id) and each
+    read is made only when its mark changed since the last look (the written mark: the read
+    by stamp; the deleted mark: the ids reconciled). The first look after loading makes both.
+
     Returns:
         When this catch-up began (ns, the next one's ``since``), and whether the index changed.
     """
     started = time.time_ns()
-    floor = index.horizon if since is None else since
-    changed = store.changed_since(floor - SYNC_OVERLAP_NS)
+    marks = store.marks()
+    seen = index.marks
     touched = False
-    if changed:
-        newer = {
-            i: v for i, v in changed.items() if i not in index or v[2] > index.records.stamp(i)
-        }
-        for i, (theirs, seq, stamp) in list(newer.items()):
-            if i in recalls:
-                recalls[i] = merge_recalls(theirs, recalls[i])
-                newer[i] = (recalls[i], seq, stamp)
-        if newer:
-            index.apply(newer)
-            touched = True
-        index.horizon = max(index.horizon, max(v[2] for v in changed.values()))
-    if store.count() != len(index):
-        stored = set(store.ids())
-        gone = [i for i in index.records if i not in stored]
-        if gone:
-            index.remove(gone)
-            for i in gone:
-                recalls.pop(i, None)
-        fresh = [i for i in stored if i not in index]
-        if fresh:
-            index.apply(store.stamped(fresh))
-        touched = touched or bool(gone or fresh)
+    if marks is None or seen is None or marks[0] != seen[0]:
+        floor = index.horizon if since is None else since
+        touched = _take_changes(index, store, recalls, floor - SYNC_OVERLAP_NS)
+    stale = store.count() != len(index) if marks is None else seen is None or marks[1] != seen[1]
+    if stale:
+        touched = _reconcile(index, store, recalls) or touched
+    index.marks = marks  # once read and applied: a failed look is made again
     return started, touched
+
+
+def _take_changes(
+    index: NamespaceIndex, store: ChromaStore, recalls: dict[str, MemoryRecord], after: int
+) -> bool:
+    """Apply what other writers wrote with a stamp above ``after``; whether anything was."""
+    changed = store.changed_since(after)
+    if not changed:
+        return False
+    newer = {i: v for i, v in changed.items() if i not in index or v[2] > index.records.stamp(i)}
+    for i, (theirs, seq, stamp) in list(newer.items()):
+        if i in recalls:
+            recalls[i] = merge_recalls(theirs, recalls[i])
+            newer[i] = (recalls[i], seq, stamp)
+    if newer:
+        index.apply(newer)
+    index.horizon = max(index.horizon, max(v[2] for v in changed.values()))
+    return bool(newer)
+
+
+def _reconcile(index: NamespaceIndex, store: ChromaStore, recalls: dict[str, MemoryRecord]) -> bool:
+    """Make the index's ids Chroma's (one ids-only ``get``); whether any differed."""
+    stored = set(store.ids())
+    gone = [i for i in index.records if i not in stored]
+    if gone:
+        index.remove(gone)
+        for i in gone:
+            recalls.pop(i, None)
+    fresh = [i for i in stored if i not in index]
+    if fresh:
+        index.apply(store.stamped(fresh))
+    return bool(gone or fresh)
 
 
 def _later(a: datetime | None, b: datetime | None) -> datetime | None:

@@ -96,6 +96,9 @@ class NamespaceIndex:
         self.records = RecordTable(namespace) if records is None else records
         self._timeline = array("i")  # rows (int32, as BM25 slots)
         self.horizon = 0
+        #: A packed namespace's written and deleted marks at the last catch-up (``None``: not
+        #: looked at since loading; :func:`cogmem.catchup.catch_up`).
+        self.marks: tuple[str, str] | None = None
         #: Count the calls that added and that removed memories (a memory's vector changes
         #: only with them; an id added again is removed first).
         self.adds = 0

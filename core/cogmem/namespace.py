@@ -549,7 +549,9 @@ class Namespace:
                 else None,
             )
         if saved is None or saved != generation:
+            marks = self._store.marks()  # read before the records: a later write renews them
             index.replace_records(self._store.all_records())
+            index.marks = marks
         else:
             self._saved = True
         self._index = index

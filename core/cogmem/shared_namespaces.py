@@ -10,7 +10,10 @@ namespaces other than the default one share two collections (design §7, Many na
   namespace's records are read by that key and no two namespaces' ids meet.
 * ``<base>.ns.names`` holds one entry per namespace (id: its digest): its name and what a
   collection keeps in its metadata (creator, write generation, vector width). Listing the
-  namespaces reads it; no collection is listed.
+  namespaces reads it; no collection is listed. It also holds the namespace's two *marks*
+  (:data:`WRITTEN_KEY`, :data:`DELETED_KEY`), tokens that every write and every delete
+  renew, so that another process's catch-up learns whether anything changed from one read by
+  id: a filtered ``get`` of the shared collection grows with every user of the store.
 
 :class:`PackedNamespace` is one namespace's view of the two, with the methods of a Chroma
 collection that :class:`~cogmem.store.ChromaStore` calls, so everything above it (the index,
@@ -24,16 +27,36 @@ packed namespaces of a store share one vector width (one HNSW index).
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .chroma_layout import DIMENSION_KEY
+from .catchup import SYNC_OVERLAP_NS
+from .chroma_layout import DIMENSION_KEY, STAMP_KEY
 from .clients import cogmem_collection, drop_collection
 from .store import chroma_error
 
-__all__ = ["NAMESPACE_KEY", "PackedNamespace", "Packing", "names_collection", "packed_collection"]
+__all__ = [
+    "DELETED_KEY",
+    "NAMESPACE_KEY",
+    "WRITTEN_KEY",
+    "PackedNamespace",
+    "Packing",
+    "names_collection",
+    "packed_collection",
+]
 
 NAMESPACE_KEY = "cogmem_ns"  # the digest of a packed record's namespace
+#: The entry's marks, each written anew (a writer's token and the time, ns) after the
+#: namespace's records changed: the *written* mark after every add and update, the *deleted*
+#: mark after every delete and after a write that reached Chroma too late for the catch-up's
+#: look back by write stamp (half of :data:`~cogmem.catchup.SYNC_OVERLAP_NS` after its stamp).
+#: Only a change means anything; neither is written back from an entry read before.
+WRITTEN_KEY = "cogmem_written"
+DELETED_KEY = "cogmem_deleted"
+_MARKS = (WRITTEN_KEY, DELETED_KEY)
+_LATE_NS = SYNC_OVERLAP_NS // 2
 # The shared collection's HNSW index is written and never asked (a packed namespace of any size
 # is searched by its exact scan), so it is built cheaply: with Chroma's defaults (100, 16) a
 # 20-record add cost 21 ms at 10,000 records and 39 at 80,000, with these a flat 20 (vectors
@@ -141,10 +164,22 @@ class Packing:
         return dict(got["metadatas"][0] or {}) if got["ids"] else None
 
     def set_entry(self, key: str, entry: Mapping[str, Any]) -> None:
-        """Write the entry of the packed namespace whose digest is ``key``."""
-        self.names().upsert(ids=[key], embeddings=[_ENTRY_VECTOR], metadatas=[dict(entry)])
+        """Write the entry of the packed namespace whose digest is ``key``. Its marks are left
+        as stored (Chroma merges an upsert's metadata by key): an entry read before another
+        process's write must not put the older marks back."""
+        written = {k: v for k, v in entry.items() if k not in _MARKS}
+        self.names().upsert(ids=[key], embeddings=[_ENTRY_VECTOR], metadatas=[written])
         if self._entries is not None:
-            self._entries[key] = dict(entry)
+            self._entries[key] = {**self._entries.get(key, {}), **written}
+
+    def mark(self, key: str, *marks: str) -> None:
+        """Renew ``marks`` in the entry of the packed namespace whose digest is ``key`` (another
+        process's catch-up then reads what changed). A sole writer writes none: nothing else
+        catches up with it, and an index loaded afresh catches up in full the first time."""
+        if self._sole:
+            return
+        token = f"{uuid.uuid4().hex[:16]}:{time.time_ns()}"
+        self.names().update(ids=[key], metadatas=[dict.fromkeys(marks, token)])
 
     def forget(self, key: str) -> None:
         """Delete the entry of the packed namespace whose digest is ``key``."""
@@ -230,6 +265,14 @@ class PackedNamespace:
             return 0
         return len(self._packing.records().get(where=self._where(None), include=[])["ids"])
 
+    def marks(self) -> tuple[str, str]:
+        """The namespace's written and deleted marks (``""`` where never written): one read
+        by id, what a catch-up asks before it reads the shared collection."""
+        if self._empty:
+            return "", ""
+        entry = self._packing.entry(self._key) or {}
+        return str(entry.get(WRITTEN_KEY, "")), str(entry.get(DELETED_KEY, ""))
+
     def get(
         self,
         ids: Sequence[str] | None = None,
@@ -265,14 +308,25 @@ class PackedNamespace:
             metadatas=[self._mark(m) for m in metadatas],
             documents=list(documents),
         )
+        self._written(metadatas)
 
     def update(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
         self._packing.records().update(
             ids=self._ids(ids), metadatas=[self._mark(m) for m in metadatas]
         )
+        self._written(metadatas)
 
     def delete(self, ids: Sequence[str]) -> None:
         self._packing.records().delete(ids=self._ids(ids))
+        self._packing.mark(self._key, DELETED_KEY)
+
+    def _written(self, metadatas: Sequence[Mapping[str, Any]]) -> None:
+        """Renew the written mark after an add or update; the deleted mark too when it was
+        marked later than a catch-up's look back by stamp reaches."""
+        self._packing.mark(self._key, WRITTEN_KEY)
+        stamps = [int(m[STAMP_KEY]) for m in metadatas if STAMP_KEY in m]
+        if stamps and time.time_ns() - min(stamps) > _LATE_NS:
+            self._packing.mark(self._key, WRITTEN_KEY, DELETED_KEY)
 
     def query(
         self,

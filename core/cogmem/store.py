@@ -194,6 +194,19 @@ class ChromaStore:
         except Exception as exc:
             raise chroma_error("Chroma count", exc, self._collection) from exc
 
+    def marks(self) -> tuple[str, str] | None:
+        """A packed namespace's written and deleted marks, renewed by every write and every
+        delete (:meth:`cogmem.shared_namespaces.PackedNamespace.marks`); ``None`` for a
+        collection of its own, whose reads by stamp and :meth:`count` are as cheap."""
+        read = getattr(self._collection, "marks", None)
+        if read is None:
+            return None
+        try:
+            written, deleted = read()
+        except Exception as exc:
+            raise chroma_error("reading the namespace's marks", exc, self._collection) from exc
+        return str(written), str(deleted)
+
     def _metadata(self) -> dict[str, Any]:
         try:
             return dict(self._collection.metadata or {})
