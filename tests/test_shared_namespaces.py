@@ -195,10 +195,50 @@ def test_a_server_catch_up_of_a_packed_namespace_reads_its_marks_first(
         second.close()
 
 
+@pytest.mark.server
+def test_a_cold_read_of_a_packed_namespace_reads_the_shared_collection_once(
+    chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process's first read of a user another process wrote reads the shared collection
+    once (the records with their vectors, which the exact scan needs), and a read after
+    another process's write once more (the change with its vector): on a busy server each
+    call waits its turn."""
+    from cogmem.shared_namespaces import PackedNamespace
+
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    writer, reader = (
+        CognitiveMemory(client=chroma_server.client(), collection=name, embedder=HashingEmbedder())
+        for _ in range(2)
+    )
+    reads: list[dict[str, Any]] = []
+    real_get = PackedNamespace.get
+
+    def counted(self: PackedNamespace, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        reads.append(kwargs)
+        return real_get(self, *args, **kwargs)
+
+    try:
+        writer.add_many(
+            [{"text": f"alice note {n} about tea", "namespace": "alice"} for n in range(5)]
+        )
+        monkeypatch.setattr(PackedNamespace, "get", counted)
+        assert len(reader.search("tea", namespace="alice", top_k=10, now=NOW)) == 5
+        assert len(reads) == 1 and "embeddings" in reads[0]["include"]
+        writer.add("alice note about green tea", namespace="alice", id="new", now=NOW)
+        reads.clear()
+        found = reader.search("green tea", namespace="alice", mode="dense", top_k=1, now=NOW)
+        assert [r.id for r in found] == ["new"]
+        assert len(reads) == 1 and "embeddings" in reads[0]["include"]
+    finally:
+        writer.close()
+        reader.close()
+
+
 def test_an_entry_read_before_a_delete_does_not_write_its_mark_back() -> None:
     """Writing a namespace's entry (its generation) from a copy read before another
     process's write and delete keeps the newer marks: readers would miss both."""
-    from cogmem.shared_namespaces import DELETED_KEY, WRITTEN_KEY, Packing
+    from cogmem.chroma_layout import DELETED_KEY, WRITTEN_KEY
+    from cogmem.shared_namespaces import Packing
 
     packing = Packing(
         chromadb.EphemeralClient(), f"t-{uuid.uuid4().hex[:12]}", create=True, sole=False

@@ -18,7 +18,7 @@ from .records import MemoryRecord
 
 if TYPE_CHECKING:
     from .index import NamespaceIndex
-    from .store import ChromaStore
+    from .store import ChromaStore, FloatArray
 
 __all__ = ["catch_up", "merge_recalls"]
 
@@ -59,7 +59,9 @@ def catch_up(
     touched = False
     if marks is None or seen is None or marks[0] != seen[0]:
         floor = index.horizon if since is None else since
-        touched = _take_changes(index, store, recalls, floor - SYNC_OVERLAP_NS)
+        # a packed namespace is scanned: what changed comes with its vectors (one call)
+        vectors: dict[str, FloatArray] | None = {} if marks is not None else None
+        touched = _take_changes(index, store, recalls, floor - SYNC_OVERLAP_NS, vectors)
     stale = store.count() != len(index) if marks is None else seen is None or marks[1] != seen[1]
     if stale:
         touched = _reconcile(index, store, recalls) or touched
@@ -68,10 +70,15 @@ def catch_up(
 
 
 def _take_changes(
-    index: NamespaceIndex, store: ChromaStore, recalls: dict[str, MemoryRecord], after: int
+    index: NamespaceIndex,
+    store: ChromaStore,
+    recalls: dict[str, MemoryRecord],
+    after: int,
+    vectors: dict[str, FloatArray] | None,
 ) -> bool:
-    """Apply what other writers wrote with a stamp above ``after``; whether anything was."""
-    changed = store.changed_since(after)
+    """Apply what other writers wrote with a stamp above ``after`` (and keep its
+    ``vectors``, when asked for); whether anything was."""
+    changed = store.changed_since(after, vectors=vectors)
     if not changed:
         return False
     newer = {i: v for i, v in changed.items() if i not in index or v[2] > index.records.stamp(i)}
@@ -81,6 +88,8 @@ def _take_changes(
             newer[i] = (recalls[i], seq, stamp)
     if newer:
         index.apply(newer)
+        if vectors:
+            index.keep_vectors({i: vectors[i] for i in newer if i in vectors})
     index.horizon = max(index.horizon, max(v[2] for v in changed.values()))
     return bool(newer)
 

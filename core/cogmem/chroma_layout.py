@@ -25,6 +25,7 @@ from .records import MemoryRecord
 
 __all__ = [
     "CHROMA_SYNC",
+    "DELETED_KEY",
     "DIMENSION_KEY",
     "EARLY_SYNC",
     "GENERATION_KEY",
@@ -34,6 +35,7 @@ __all__ = [
     "TAG_PREFIX",
     "USER_PREFIX",
     "WRITER_KEY",
+    "WRITTEN_KEY",
     "from_chroma",
     "set_sync",
     "syncs_early",
@@ -48,6 +50,11 @@ TAG_PREFIX = "tag:"
 PACKED_KEY = "cogmem"
 STAMP_KEY = "w"  # write stamp: ns since the epoch, set on every add and update
 WRITER_KEY = "wb"  # the token of the ChromaStore that wrote the record last (packed)
+# A packed namespace's marks, in its entry (cogmem.shared_namespaces): renewed by every add and
+# update (written) and by every delete (deleted), so that a catch-up reads the shared
+# collection only when one changed.
+WRITTEN_KEY = "cogmem_written"
+DELETED_KEY = "cogmem_deleted"
 _PACK_VERSION = 1
 
 

@@ -164,9 +164,10 @@ class Namespace:
             offline: For reads that need nothing else from Chroma (get, memories, count): an
                 unreachable server leaves the index as held instead of raising.
         """
+        loading = self._index is None
         index = self.index
-        if self._ctx.sole_writer:
-            return index
+        if self._ctx.sole_writer or (loading and self._synced_at is not None):
+            return index  # a load that read Chroma is this read's catch-up
         last = self._synced_at
         if last is not None and time.time_ns() - last < self._ctx.sync_interval_ns:
             return index  # caught up moments ago (config.sync_interval_seconds)
@@ -521,7 +522,8 @@ class Namespace:
         """Load the index from its saved copy when that is current, else read the records
         from Chroma (BM25 reconciled by id); then write what dead writers' journals hold."""
         ctx, cfg = self._ctx, self._ctx.config
-        generation = self._store.generation()
+        started = time.time_ns()
+        generation, marks = self._store.generation_and_marks()  # before the records are read
         index, saved = None, None
         # A single writer keeps its vector file beside the index; elsewhere another process
         # could be appending to it (or, read-only, nothing may be written), so vectors go to
@@ -549,9 +551,13 @@ class Namespace:
                 else None,
             )
         if saved is None or saved != generation:
-            marks = self._store.marks()  # read before the records: a later write renews them
-            index.replace_records(self._store.all_records())
+            # A packed namespace is scanned: its vectors come with its records (one call).
+            vectors: dict[str, FloatArray] | None = {} if self._exact == math.inf else None
+            index.replace_records(self._store.all_records(vectors=vectors))
+            if vectors:
+                index.keep_vectors(vectors)
             index.marks = marks
+            self._synced_at = None if ctx.sole_writer else started
         else:
             self._saved = True
         self._index = index

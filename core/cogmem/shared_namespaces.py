@@ -33,14 +33,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .catchup import SYNC_OVERLAP_NS
-from .chroma_layout import DIMENSION_KEY, STAMP_KEY
+from .chroma_layout import DELETED_KEY, DIMENSION_KEY, STAMP_KEY, WRITTEN_KEY
 from .clients import cogmem_collection, drop_collection
 from .store import chroma_error
 
 __all__ = [
-    "DELETED_KEY",
     "NAMESPACE_KEY",
-    "WRITTEN_KEY",
     "PackedNamespace",
     "Packing",
     "names_collection",
@@ -48,13 +46,11 @@ __all__ = [
 ]
 
 NAMESPACE_KEY = "cogmem_ns"  # the digest of a packed record's namespace
-#: The entry's marks, each written anew (a writer's token and the time, ns) after the
-#: namespace's records changed: the *written* mark after every add and update, the *deleted*
-#: mark after every delete and after a write that reached Chroma too late for the catch-up's
-#: look back by write stamp (half of :data:`~cogmem.catchup.SYNC_OVERLAP_NS` after its stamp).
-#: Only a change means anything; neither is written back from an entry read before.
-WRITTEN_KEY = "cogmem_written"
-DELETED_KEY = "cogmem_deleted"
+# The entry's marks (chroma_layout.WRITTEN_KEY, DELETED_KEY) are each written anew (a writer's
+# token and the time, ns) after the namespace's records changed: the written mark after every
+# add and update, the deleted mark after every delete and after a write that reached Chroma
+# too late for the catch-up's look back by write stamp (half of SYNC_OVERLAP_NS after its
+# stamp). Only a change means anything; neither is written back from an entry read before.
 _MARKS = (WRITTEN_KEY, DELETED_KEY)
 _LATE_NS = SYNC_OVERLAP_NS // 2
 # The shared collection's HNSW index is written and never asked (a packed namespace of any size
@@ -264,6 +260,11 @@ class PackedNamespace:
         if self._empty:
             return 0
         return len(self._packing.records().get(where=self._where(None), include=[])["ids"])
+
+    def width(self) -> int | None:
+        """The packed namespaces' vector width, as the shared collection records it (read
+        when the collection was opened: no call), ``None`` if it recorded none then."""
+        return self._packing.width()
 
     def marks(self) -> tuple[str, str]:
         """The namespace's written and deleted marks (``""`` where never written): one read

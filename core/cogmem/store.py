@@ -22,10 +22,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .chroma_layout import (
+    DELETED_KEY,
     DIMENSION_KEY,
     GENERATION_KEY,
     RELAX_SYNC_AT,
     STAMP_KEY,
+    WRITTEN_KEY,
     from_chroma,
     set_sync,
     syncs_early,
@@ -194,6 +196,14 @@ class ChromaStore:
         except Exception as exc:
             raise chroma_error("Chroma count", exc, self._collection) from exc
 
+    def generation_and_marks(self) -> tuple[int, tuple[str, str] | None]:
+        """:meth:`generation` and :meth:`marks` (one read of a packed namespace's entry)."""
+        meta = self._metadata()
+        generation = int(meta.get(GENERATION_KEY, 0))
+        if not hasattr(self._collection, "marks"):
+            return generation, None
+        return generation, (str(meta.get(WRITTEN_KEY, "")), str(meta.get(DELETED_KEY, "")))
+
     def marks(self) -> tuple[str, str] | None:
         """A packed namespace's written and deleted marks, renewed by every write and every
         delete (:meth:`cogmem.shared_namespaces.PackedNamespace.marks`); ``None`` for a
@@ -224,7 +234,10 @@ class ChromaStore:
     def dimension(self) -> int | None:
         """The width of the collection's vectors: as recorded, else read from one stored
         vector; ``None`` while it holds none."""
-        recorded = self._metadata().get(DIMENSION_KEY)
+        shared = getattr(self._collection, "width", None)  # a packed namespace: no read
+        recorded = shared() if shared is not None else None
+        if recorded is None:
+            recorded = self._metadata().get(DIMENSION_KEY)
         if recorded is not None:
             return int(recorded)
         got = self._call("get", limit=1, include=["embeddings"])
@@ -239,7 +252,9 @@ class ChromaStore:
 
     def _set_metadata(self, key: str, value: int) -> None:
         self.before_write(1024)
-        meta = self._metadata()
+        # A packed namespace's entry is merged by key (no read); a collection's metadata is
+        # replaced whole.
+        meta = {} if hasattr(self._collection, "marks") else self._metadata()
         meta[key] = value
         try:
             self._collection.modify(metadata=meta)
@@ -257,12 +272,18 @@ class ChromaStore:
             out.update(zip(got["ids"], matrix))
         return out
 
-    def all_records(self, page: int = _GET_BATCH) -> dict[str, Stamped]:
-        """Every record with its seq and write stamp (paged; slow on large collections)."""
-        return self._stamped(None, page)
+    def all_records(
+        self, page: int = _GET_BATCH, *, vectors: dict[str, FloatArray] | None = None
+    ) -> dict[str, Stamped]:
+        """Every record with its seq and write stamp (paged; slow on large collections);
+        their embeddings put in ``vectors`` when given (read in the same calls)."""
+        return self._stamped(None, page, vectors=vectors)
 
-    def changed_since(self, after: int, page: int = _GET_BATCH) -> dict[str, Stamped]:
-        """The records other writers added or updated with a write stamp above ``after``.
+    def changed_since(
+        self, after: int, page: int = _GET_BATCH, *, vectors: dict[str, FloatArray] | None = None
+    ) -> dict[str, Stamped]:
+        """The records other writers added or updated with a write stamp above ``after``
+        (their embeddings put in ``vectors`` when given, read in the same call).
 
         One filtered ``get`` (``w > after``; about 2 ms on a 10k collection when nothing
         changed). The stamps this writer wrote since ``after`` (one per Chroma batch, so a
@@ -273,7 +294,7 @@ class ChromaStore:
         where: Where = {STAMP_KEY: {"$gt": int(after)}}
         if self._own_stamps:
             where = {"$and": [where, {STAMP_KEY: {"$nin": list(self._own_stamps)}}]}
-        return self._stamped(where, page, skip_writer=self.writer)
+        return self._stamped(where, page, skip_writer=self.writer, vectors=vectors)
 
     def stamped(self, ids: Sequence[str]) -> dict[str, Stamped]:
         """The records of ``ids`` with their seq and write stamp (missing ids are absent)."""
@@ -287,8 +308,13 @@ class ChromaStore:
 
     @staticmethod
     def _take(
-        got: Mapping[str, Any], out: dict[str, Stamped], skip_writer: str | None = None
+        got: Mapping[str, Any],
+        out: dict[str, Stamped],
+        skip_writer: str | None = None,
+        vectors: dict[str, FloatArray] | None = None,
     ) -> None:
+        if vectors is not None and len(got["ids"]):
+            vectors.update(zip(got["ids"], np.asarray(got["embeddings"], dtype=np.float32)))
         for memory_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"]):
             if skip_writer is not None and writer_of(meta) == skip_writer:
                 continue
@@ -299,15 +325,18 @@ class ChromaStore:
             )
 
     def _stamped(
-        self, where: Where | None, page: int, skip_writer: str | None = None
+        self,
+        where: Where | None,
+        page: int,
+        skip_writer: str | None = None,
+        vectors: dict[str, FloatArray] | None = None,
     ) -> dict[str, Stamped]:
         out: dict[str, Stamped] = {}
         offset = 0
+        include = ["documents", "metadatas"] + (["embeddings"] if vectors is not None else [])
         while True:
-            got = self._call(
-                "get", where=where, include=["documents", "metadatas"], limit=page, offset=offset
-            )
-            self._take(got, out, skip_writer)
+            got = self._call("get", where=where, include=include, limit=page, offset=offset)
+            self._take(got, out, skip_writer, vectors)
             if len(got["ids"]) < page:
                 return out
             offset += page
