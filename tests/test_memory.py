@@ -470,6 +470,22 @@ def test_the_exact_scan_kept_across_adds_equals_a_scan_read_afresh(
             assert kept == ExactScan().nearest(ns.index, ns.vectors, query, 10)
 
 
+def test_the_scan_without_blas_finds_what_the_scan_through_blas_finds() -> None:
+    """Write-time dedup scans with numpy's own loop (no BLAS threads to wait for while the
+    texts are parsed): the same neighbours, in the same order, at the same cosines."""
+    from cogmem.scan import top_k, unit_rows
+
+    rng = np.random.default_rng(7)
+    units = unit_rows(rng.standard_normal((3000, 384)).astype(np.float32))
+    ids = [f"m{i}" for i in range(3000)]
+    queries = rng.standard_normal((4, 384)).astype(np.float32)
+    through_blas = top_k(ids, units, queries, 8)
+    without = top_k(ids, units, queries, 8, blas=False)
+    assert [[i for i, _ in row] for row in without] == [[i for i, _ in row] for row in through_blas]
+    for ours, theirs in zip(without, through_blas, strict=True):
+        assert [c for _, c in ours] == pytest.approx([c for _, c in theirs], abs=1e-5)
+
+
 def test_a_corrupt_index_file_is_rebuilt_from_chroma(
     tmp_path: Path, embedder: HashingEmbedder
 ) -> None:

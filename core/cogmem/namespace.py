@@ -195,13 +195,16 @@ class Namespace:
         """Memories formed within ``span`` places and ``window_seconds`` of ``memory_id``."""
         return self.index.neighbours(memory_id, span, window_seconds)
 
-    def nearest(self, vectors: FloatArray, k: int) -> list[list[tuple[str, float]]]:
+    def nearest(
+        self, vectors: FloatArray, k: int, *, blas: bool = True
+    ) -> list[list[tuple[str, float]]]:
         """For each row of ``vectors``, the ``k`` nearest memories as ``(id, cosine)``, nearest
         first: in a namespace of at most ``EXACT_SCAN`` memories (a packed one of any size)
-        an exact scan of them all (:mod:`cogmem.scan`), else Chroma's ANN results merged with
-        an exact scan of the held adds."""
+        an exact scan of them all (:mod:`cogmem.scan`; ``blas`` as in
+        :func:`~cogmem.scan.top_k`), else Chroma's ANN results merged with an exact scan of
+        the held adds."""
         if len(self.index) <= self._exact:
-            return self._scan.nearest(self.index, self.vectors, vectors, k)
+            return self._scan.nearest(self.index, self.vectors, vectors, k, blas=blas)
         held = self._held
         in_chroma = min(k, len(self.index) - (len(held) if held else 0))
         found = (

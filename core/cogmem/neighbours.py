@@ -55,7 +55,8 @@ def stored_neighbours(
         namespace = namespaces(name)
         if namespace is None or len(namespace) == 0:
             continue
-        nearest = namespace.nearest(vectors[mine], min(len(namespace), NEIGHBOURS))
+        # the call's texts are being parsed on another thread: no BLAS threads to wait for
+        nearest = namespace.nearest(vectors[mine], min(len(namespace), NEIGHBOURS), blas=False)
         for i, found in zip(mine, nearest, strict=True):
             out[i] = found + _stored_by_words(namespace, records[i].text, vectors[i], found)
     return out

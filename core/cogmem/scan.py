@@ -46,13 +46,21 @@ def unit_rows(matrix: FloatArray) -> FloatArray:
 
 
 def top_k(
-    ids: Sequence[str], units: FloatArray, queries: FloatArray, k: int
+    ids: Sequence[str], units: FloatArray, queries: FloatArray, k: int, *, blas: bool = True
 ) -> list[list[tuple[str, float]]]:
     """For each query row, the ``k`` rows of ``units`` most similar to it as ``(id, cosine)``,
-    by cosine then id."""
+    by cosine then id.
+
+    Args:
+        blas: Multiply through BLAS (its own threads: the fastest in a process doing nothing
+            else). ``False``: numpy's single-threaded ``einsum``, for a caller that has
+            another thread at work (a write, whose texts are parsed meanwhile): BLAS's
+            threads then wait for a core (design §6, write-time dedup).
+    """
     if not ids or k <= 0:
         return [[] for _ in range(len(queries))]
-    sims = units @ unit_rows(np.atleast_2d(np.asarray(queries, dtype=np.float32))).T
+    rows = unit_rows(np.atleast_2d(np.asarray(queries, dtype=np.float32)))
+    sims = units @ rows.T if blas else np.einsum("ij,kj->ik", units, rows)
     out = []
     for column in sims.T:
         take = min(k, len(ids))
@@ -81,9 +89,12 @@ class ExactScan:
         vectors_of: Callable[[list[str]], dict[str, FloatArray]],
         queries: FloatArray,
         k: int,
+        *,
+        blas: bool = True,
     ) -> list[list[tuple[str, float]]]:
         """For each row of ``queries``, the ``k`` nearest of ``index``'s memories;
-        ``vectors_of`` gives the vectors of ids (each read once, then kept)."""
+        ``vectors_of`` gives the vectors of ids (each read once, then kept); ``blas`` as in
+        :func:`top_k`."""
         table = index.records
         if self._index is not index or self._removes != index.removes or table.rows < self._rows:
             self.forget()
@@ -96,7 +107,7 @@ class ExactScan:
                 self._append(unit_rows(np.stack([found[i] for i in new])))
                 self._ids += new
         self._index, self._adds, self._removes = index, index.adds, index.removes
-        return top_k(self._ids, self._units[: len(self._ids)], queries, k)
+        return top_k(self._ids, self._units[: len(self._ids)], queries, k, blas=blas)
 
     def _append(self, rows: FloatArray) -> None:
         """Put ``rows`` after the kept ones; the buffer grows by half when full (amortised
