@@ -153,8 +153,10 @@ class Namespace:
     def synced(self, *, offline: bool = False) -> NamespaceIndex:
         """The index, caught up with what other writers added, updated and deleted.
 
-        Two Chroma calls when nothing changed (:func:`cogmem.catchup.catch_up`); a recall not
-        yet written is merged into another writer's newer version, so that neither is lost.
+        Two Chroma calls when nothing changed, one for a packed namespace
+        (:func:`cogmem.catchup.catch_up`), none right after a load that read Chroma (the
+        load is this read's catch-up); a recall not yet written is merged into another
+        writer's newer version, so that neither is lost.
 
         A sole writer never catches up: a private in-process store, and a folder store, which
         is locked while open (:mod:`cogmem.lock`). So only a ``client=`` store pays the calls
