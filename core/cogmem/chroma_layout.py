@@ -37,6 +37,7 @@ __all__ = [
     "WRITER_KEY",
     "WRITTEN_KEY",
     "from_chroma",
+    "marks_of",
     "set_sync",
     "syncs_early",
     "to_metadata",
@@ -64,6 +65,12 @@ def _ts(value: datetime) -> float:
 
 def _dt(value: float) -> datetime:
     return datetime.fromtimestamp(value, tz=timezone.utc)
+
+
+def marks_of(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """A packed namespace's written and deleted marks, from its entry (``""`` where never
+    written)."""
+    return str(entry.get(WRITTEN_KEY, "")), str(entry.get(DELETED_KEY, ""))
 
 
 def to_metadata(

@@ -11,9 +11,10 @@ namespaces other than the default one share two collections (design §7, Many na
 * ``<base>.ns.names`` holds one entry per namespace (id: its digest): its name and what a
   collection keeps in its metadata (creator, write generation, vector width). Listing the
   namespaces reads it; no collection is listed. It also holds the namespace's two *marks*
-  (:data:`WRITTEN_KEY`, :data:`DELETED_KEY`), tokens that every write and every delete
-  renew, so that another process's catch-up learns whether anything changed from one read by
-  id: a filtered ``get`` of the shared collection grows with every user of the store.
+  (:data:`~cogmem.chroma_layout.WRITTEN_KEY` and ``DELETED_KEY``), tokens that every write
+  and every delete renew, so that another process's catch-up learns whether anything changed
+  from one read by id: a filtered ``get`` of the shared collection grows with every user of
+  the store.
 
 :class:`PackedNamespace` is one namespace's view of the two, with the methods of a Chroma
 collection that :class:`~cogmem.store.ChromaStore` calls, so everything above it (the index,
@@ -33,17 +34,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .catchup import SYNC_OVERLAP_NS
-from .chroma_layout import DELETED_KEY, DIMENSION_KEY, STAMP_KEY, WRITTEN_KEY
+from .chroma_layout import DELETED_KEY, DIMENSION_KEY, STAMP_KEY, WRITTEN_KEY, marks_of
 from .clients import cogmem_collection, drop_collection
 from .store import chroma_error
 
-__all__ = [
-    "NAMESPACE_KEY",
-    "PackedNamespace",
-    "Packing",
-    "names_collection",
-    "packed_collection",
-]
+__all__ = ["NAMESPACE_KEY", "PackedNamespace", "Packing", "names_collection", "packed_collection"]
 
 NAMESPACE_KEY = "cogmem_ns"  # the digest of a packed record's namespace
 # The entry's marks (chroma_layout.WRITTEN_KEY, DELETED_KEY) are each written anew (a writer's
@@ -269,10 +264,7 @@ class PackedNamespace:
     def marks(self) -> tuple[str, str]:
         """The namespace's written and deleted marks (``""`` where never written): one read
         by id, what a catch-up asks before it reads the shared collection."""
-        if self._empty:
-            return "", ""
-        entry = self._packing.entry(self._key) or {}
-        return str(entry.get(WRITTEN_KEY, "")), str(entry.get(DELETED_KEY, ""))
+        return marks_of({} if self._empty else self._packing.entry(self._key) or {})
 
     def get(
         self,
@@ -327,7 +319,7 @@ class PackedNamespace:
         self._packing.mark(self._key, WRITTEN_KEY)
         stamps = [int(m[STAMP_KEY]) for m in metadatas if STAMP_KEY in m]
         if stamps and time.time_ns() - min(stamps) > _LATE_NS:
-            self._packing.mark(self._key, WRITTEN_KEY, DELETED_KEY)
+            self._packing.mark(self._key, DELETED_KEY)
 
     def query(
         self,

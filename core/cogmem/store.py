@@ -22,13 +22,12 @@ import numpy as np
 import numpy.typing as npt
 
 from .chroma_layout import (
-    DELETED_KEY,
     DIMENSION_KEY,
     GENERATION_KEY,
     RELAX_SYNC_AT,
     STAMP_KEY,
-    WRITTEN_KEY,
     from_chroma,
+    marks_of,
     set_sync,
     syncs_early,
     to_metadata,
@@ -148,6 +147,8 @@ class ChromaStore:
         doubt_file: Path | None = None,
     ) -> None:
         self._collection = collection
+        # a packed namespace (cogmem.shared_namespaces), which keeps marks in its entry
+        self._packed = hasattr(collection, "marks")
         self._doubt_file = doubt_file
         self._seq_lock = threading.Lock()
         self._last_seq = 0
@@ -199,23 +200,18 @@ class ChromaStore:
     def generation_and_marks(self) -> tuple[int, tuple[str, str] | None]:
         """:meth:`generation` and :meth:`marks` (one read of a packed namespace's entry)."""
         meta = self._metadata()
-        generation = int(meta.get(GENERATION_KEY, 0))
-        if not hasattr(self._collection, "marks"):
-            return generation, None
-        return generation, (str(meta.get(WRITTEN_KEY, "")), str(meta.get(DELETED_KEY, "")))
+        return int(meta.get(GENERATION_KEY, 0)), marks_of(meta) if self._packed else None
 
     def marks(self) -> tuple[str, str] | None:
         """A packed namespace's written and deleted marks, renewed by every write and every
         delete (:meth:`cogmem.shared_namespaces.PackedNamespace.marks`); ``None`` for a
         collection of its own, whose reads by stamp and :meth:`count` are as cheap."""
-        read = getattr(self._collection, "marks", None)
-        if read is None:
+        if not self._packed:
             return None
         try:
-            written, deleted = read()
+            return cast(tuple[str, str], self._collection.marks())
         except Exception as exc:
             raise chroma_error("reading the namespace's marks", exc, self._collection) from exc
-        return str(written), str(deleted)
 
     def _metadata(self) -> dict[str, Any]:
         try:
@@ -234,8 +230,7 @@ class ChromaStore:
     def dimension(self) -> int | None:
         """The width of the collection's vectors: as recorded, else read from one stored
         vector; ``None`` while it holds none."""
-        shared = getattr(self._collection, "width", None)  # a packed namespace: no read
-        recorded = shared() if shared is not None else None
+        recorded = self._collection.width() if self._packed else None  # no read
         if recorded is None:
             recorded = self._metadata().get(DIMENSION_KEY)
         if recorded is not None:
@@ -254,7 +249,7 @@ class ChromaStore:
         self.before_write(1024)
         # A packed namespace's entry is merged by key (no read); a collection's metadata is
         # replaced whole.
-        meta = {} if hasattr(self._collection, "marks") else self._metadata()
+        meta = {} if self._packed else self._metadata()
         meta[key] = value
         try:
             self._collection.modify(metadata=meta)
