@@ -560,6 +560,30 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     check_against_reference(loaded, docs, [*queries, ["brand-new-term"]])
 
 
+def test_a_file_of_format_2_is_still_read(tmp_path: Path) -> None:
+    # Format 2 (before ids were packed with their hash table) held ids and terms as strings
+    # with their lengths in characters.
+    docs = {"ïd-\U0001f600": ["héllo", "w1"], "b": ["w1"], "c": ["w2", "w2"]}
+    index = BM25Index()
+    index.add_many(docs.items())
+    path = tmp_path / "bm25.npz"
+    index.save(path)
+    with np.load(path) as data:
+        arrays = {n: data[n] for n in data.files if not n.startswith(("id_", "term_"))}
+    for prefix, strings in (("id", list(docs)), ("term", ["héllo", "w1", "w2"])):
+        arrays[f"{prefix}_blob"] = np.frombuffer("".join(strings).encode(), dtype=np.uint8)
+        arrays[f"{prefix}_lengths"] = np.array([len(t) for t in strings], dtype=np.int64)
+    arrays["id_xor"] = np.array([index.fingerprint()[1]], dtype=np.uint64)
+    arrays["version"] = np.array([2], dtype=np.int64)
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
+    loaded = BM25Index.load(path)
+    assert loaded.ids() == set(docs) and loaded.fingerprint() == index.fingerprint()
+    assert [loaded.search(q) for q in (["héllo"], ["w2"])] == [
+        index.search(q) for q in (["héllo"], ["w2"])
+    ]
+
+
 def test_save_empty_index_and_overwrite(tmp_path: Path) -> None:
     path = tmp_path / "bm25.npz"
     BM25Index().save(path)
@@ -641,7 +665,8 @@ def _fixed(**arrays: np.ndarray):  # type: ignore[no-untyped-def]
         _fixed(postings=np.zeros((3, 2), dtype=np.int32)),
         _fixed(params=np.array([1.5, 2.0, 0.25])),  # b out of range
         _fixed(magic=np.frombuffer(b"something-else", dtype=np.uint8)),
-        _fixed(id_lengths=np.array([1, 2, 3], dtype=np.int64)),
+        _fixed(id_ends=np.array([1, 2, 3], dtype=np.int64)),
+        _fixed(term_hash=np.array([1, 2, 3], dtype=np.uint32)),
         _fixed(ptr=np.array([0], dtype=np.int64)),
         _fixed(id_xor=np.array([1.0])),
     ],

@@ -125,6 +125,28 @@ def test_a_damaged_state_is_refused() -> None:
     state["columns"]["kind"][0] = 9
     with pytest.raises(StoreError, match="unknown memory type"):
         RecordTable.from_state(state)
+    state = table.to_state()
+    _, ends, hashes, slots = state["id_packed"]
+    state["id_packed"] = (b"ax", ends, hashes, slots)  # "x" for "b": not its hash
+    with pytest.raises(StoreError, match="saved records: packed ids"):
+        RecordTable.from_state(state)
+
+
+def test_records_saved_with_their_ids_as_strings_are_read() -> None:
+    # Before the ids were saved packed with their hash table, the state held a list of str.
+    table = RecordTable("default")
+    for i, text in enumerate(["x", "été", "y"]):
+        table.put(MemoryRecord(id=f"m{i}", text=text, created_at=T0), seq=i)
+    table.put(MemoryRecord(id="m3", text="z", created_at=T0, previous_version="m1"), seq=3)
+    state = table.to_state()
+    del state["id_packed"]
+    state["ids"] = ["m0", "m1", "m2", "m3"]
+    again = RecordTable.from_state(state)
+    assert dict(again) == dict(table) and again.row("m2") == 2
+    assert again["m3"].previous_version == "m1"
+    state["ids"] = ["m0", "m1", "m0", "m3"]
+    with pytest.raises(StoreError, match="distinct"):
+        RecordTable.from_state(state)
 
 
 def _index() -> NamespaceIndex:

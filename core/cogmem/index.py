@@ -464,7 +464,7 @@ class NamespaceIndex:
         except Exception as exc:  # pickle raises many types on a damaged file
             raise StoreError(f"{path}: unreadable ({exc})") from exc
         bm25 = BM25Index.load(io.BytesIO(bm25_raw), name=str(bm25_path))
-        if len(records) != len(bm25) or set(records) != bm25.ids():
+        if not records.id_map.same_ids(bm25.id_map):
             raise StoreError(f"{path}: records and BM25 index hold different memories")
         home = (folder, stem) if keep_vectors else None
         index = cls(bm25, tokenizer, records.namespace, records, vector_home=home)

@@ -171,6 +171,11 @@ class RecordTable(Mapping[str, MemoryRecord]):
     def __len__(self) -> int:
         return len(self._ids)
 
+    @property
+    def id_map(self) -> IdMap:
+        """The ids and their rows (the table's own map: read it, never change it)."""
+        return self._ids
+
     # ------------------------------------------------------------------ rows
     def row(self, memory_id: str) -> int:
         """The row of ``memory_id`` (``KeyError`` if absent)."""
@@ -460,7 +465,7 @@ class RecordTable(Mapping[str, MemoryRecord]):
         columns["text_len"] = self._text_lengths()
         return {
             "namespace": self.namespace,
-            "ids": self._ids.keys(),
+            "id_packed": self._ids.packed(),
             "text": bytes(self._text_buf),
             "columns": columns,
             "extras": {row: extra.state() for row, extra in self._extras.items()},
@@ -474,7 +479,11 @@ class RecordTable(Mapping[str, MemoryRecord]):
             StoreError: The state is inconsistent (lengths or columns differ).
         """
         table = cls(str(state["namespace"]))
-        ids = [str(i) for i in state["ids"]]
+        try:  # saved before ids were packed: a list of str
+            ids = IdMap.from_packed(state["id_packed"]) if "id_packed" in state else None
+            ids = ids if ids is not None else IdMap([str(i) for i in state["ids"]])
+        except ValueError as exc:
+            raise StoreError(f"saved records: {exc}") from exc
         text = bytearray(state["text"])
         columns = state["columns"]
         n = len(ids)
@@ -505,13 +514,10 @@ class RecordTable(Mapping[str, MemoryRecord]):
         bad = _out_of_range(table._cols, n)
         if bad:
             raise StoreError(f"saved records: {bad} out of range")
-        try:
-            table._ids = IdMap(ids)
-        except ValueError as exc:
-            raise StoreError("saved records: an id appears twice") from exc
+        table._ids = ids
         table._text_buf = text
         table._extras = {int(row): _Extras.of(*extra) for row, extra in state["extras"].items()}
         for row, extra in table._extras.items():
-            table._link(ids[row], extra.previous_version, add=True)
+            table._link(ids.key(row), extra.previous_version, add=True)
         table._rows = n
         return table

@@ -146,6 +146,12 @@ class BM25Index(Scoring, Persistence):
         """The ids of the live documents (a new set)."""
         return set(self._ids.keys())
 
+    @property
+    def id_map(self) -> IdMap:
+        """The live documents' ids and slots (the index's own map: read it, never change
+        it)."""
+        return self._ids
+
     def __repr__(self) -> str:
         return (
             f"BM25Index(k1={self._k1}, b={self._b}, epsilon={self._epsilon}, "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -28,14 +29,14 @@ from .postings import (
     TF_CAP,
     Compacted,
     Rows,
-    pack_strings,
     unpack_strings,
 )
 
 __all__ = ["INDEX_FORMAT_VERSION", "Persistence"]
 
-INDEX_FORMAT_VERSION = 2
-"""Version of the file format written by :meth:`BM25Index.save`."""
+INDEX_FORMAT_VERSION = 3
+"""Version of the file format written by :meth:`BM25Index.save` (3: ids and terms as packed
+:class:`~cogmem.idmap.IdMap` arrays with their hashes; version 2 files are still read)."""
 
 _MAGIC = b"cogmem-bm25"
 
@@ -73,17 +74,13 @@ class Persistence:
         """
         target = Path(path)
         rows, ptr = self._compact()
-        id_blob, id_lengths = pack_strings(self._ids.keys())
-        term_blob, term_lengths = pack_strings(self._vocab.keys())
         arrays: dict[str, npt.NDArray[Any]] = {
             "magic": np.frombuffer(_MAGIC, dtype=np.uint8),
             "version": np.array([INDEX_FORMAT_VERSION], dtype=np.int64),
             "params": np.array([self._k1, self._b, self._epsilon], dtype=np.float64),
-            "id_blob": id_blob,
-            "id_lengths": id_lengths,
+            **_packed_arrays("id", self._ids),
             "doc_len": self._dl[: self._nslots],
-            "term_blob": term_blob,
-            "term_lengths": term_lengths,
+            **_packed_arrays("term", self._vocab),
             "ptr": ptr,
             "postings": self._saved_rows(rows, ptr),
             "id_xor": np.array([self._xor], dtype=np.uint64),
@@ -153,20 +150,17 @@ class Persistence:
         if get("magic", np.uint8, 1).tobytes() != _MAGIC:
             raise ValueError("not a cogmem BM25 index")
         version = get("version", np.int64, 1)
-        if version.shape != (1,) or int(version[0]) != INDEX_FORMAT_VERSION:
+        if version.shape != (1,) or int(version[0]) not in (2, INDEX_FORMAT_VERSION):
             raise ValueError(f"format version {version.tolist()}, expected {INDEX_FORMAT_VERSION}")
         params = get("params", np.float64, 1)
         if params.shape != (3,):
             raise ValueError("params must hold k1, b, epsilon")
         index = cls(*params.tolist())
-        ids = unpack_strings(get("id_blob", np.uint8, 1), get("id_lengths", np.int64, 1))
-        vocab = unpack_strings(get("term_blob", np.uint8, 1), get("term_lengths", np.int64, 1))
+        ids, vocab = (_read_ids(get, name, int(version[0])) for name in ("id", "term"))
         dl = get("doc_len", np.int32, 1)
         ptr = get("ptr", np.int64, 1)
         rows = get("postings", np.int32, 2)
         n, terms = len(ids), len(vocab)
-        if "" in ids or len(set(ids)) != n or len(set(vocab)) != terms:
-            raise ValueError("ids must be unique and non-empty, terms unique")
         if dl.shape[0] != n or (n and int(dl.min()) < 0):
             raise ValueError("doc_len does not match the ids")
         if ptr.shape[0] != terms + 1 or int(ptr[0]) != 0 or rows.shape[1] != 2:
@@ -194,7 +188,42 @@ class Persistence:
         for at in np.flatnonzero(tf >= TF_CAP).tolist():
             term = int(np.searchsorted(ptr, at, side="right")) - 1
             big.setdefault(term, {})[int(slots[at])] = int(tf[at])
-        index._install(Compacted(IdMap(ids), dl, IdMap(vocab), postings, ptr, big))
+        index._install(Compacted(ids, dl, vocab, postings, ptr, big))
         index._total = int(dl.sum())
         index._xor = int(xor[0])
         return index
+
+
+def _read_ids(
+    get: Callable[[str, type[np.generic], int], npt.NDArray[Any]], prefix: str, version: int
+) -> IdMap:
+    """The ids (``prefix`` "id") or terms ("term") of a file of format ``version``: packed
+    with their hashes (3), or strings hashed here (2). None is empty; none appears twice.
+
+    Raises:
+        ValueError: They are not.
+    """
+    if version == 2:
+        lengths = get(f"{prefix}_lengths", np.int64, 1)
+        ends = np.cumsum(lengths)
+        read = IdMap(unpack_strings(get(f"{prefix}_blob", np.uint8, 1), lengths))
+    else:
+        ends = get(f"{prefix}_ends", np.int64, 1)
+        blob = get(f"{prefix}_blob", np.uint8, 1).tobytes()
+        hashes, table = get(f"{prefix}_hash", np.uint32, 1), get(f"{prefix}_table", np.int32, 1)
+        read = IdMap.from_packed((blob, ends, hashes, table))
+    if ends.shape[0] and int(np.diff(ends, prepend=0).min()) < 1:
+        raise ValueError(f"an empty {prefix}")
+    return read
+
+
+def _packed_arrays(prefix: str, ids: IdMap) -> dict[str, npt.NDArray[Any]]:
+    """``ids`` as the file holds them: ``<prefix>_blob`` (UTF-8), ``_ends``, ``_hash``,
+    ``_table`` (:meth:`~cogmem.idmap.IdMap.packed`)."""
+    blob, ends, hashes, table = ids.packed()
+    return {
+        f"{prefix}_blob": np.frombuffer(blob, dtype=np.uint8),
+        f"{prefix}_ends": ends,
+        f"{prefix}_hash": hashes,
+        f"{prefix}_table": table,
+    }

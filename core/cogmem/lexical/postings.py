@@ -29,7 +29,6 @@ __all__ = [
     "destinations",
     "id_hash",
     "merge_csr",
-    "pack_strings",
     "raw",
     "reserve",
     "stable_argsort",
@@ -192,13 +191,6 @@ def stable_argsort(keys: npt.NDArray[Any]) -> I64:
     if high.any():
         order = order[np.argsort(high[order], kind="stable")]
     return order
-
-
-def pack_strings(strings: list[str]) -> tuple[npt.NDArray[np.uint8], I64]:
-    text = "".join(strings)
-    blob = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-    return blob, lengths
 
 
 def unpack_strings(blob: npt.NDArray[Any], lengths: npt.NDArray[Any]) -> list[str]:
