@@ -417,6 +417,16 @@ class NamespaceIndex:
         """Whether ``folder`` holds a saved index of ``stem`` (current or not)."""
         return (folder / f"{stem}.bm25.npz").exists()
 
+    @staticmethod
+    def saved_size(folder: Path, stem: str) -> int:
+        """How many memories the saved index of ``stem`` holds, read from its BM25 file's
+        document lengths alone (unchecked: a hint, 0 when unreadable)."""
+        try:
+            with np.load(folder / f"{stem}.bm25.npz", allow_pickle=False) as data:
+                return int(data["doc_len"].shape[0])
+        except Exception:  # a hint only: load() says what is wrong
+            return 0
+
     @classmethod
     def load(
         cls, folder: Path, stem: str, tokenizer: Tokenizer, *, keep_vectors: bool = False

@@ -47,6 +47,7 @@ from .scan import EXACT_SCAN, ExactScan, top_k, unit_rows
 from .shared_namespaces import PackedNamespace
 from .store import ChromaStore, FloatArray
 from .table import RecordTable
+from .warmup import Warming, start_warming
 
 __all__ = ["EXACT_SCAN", "Namespace", "StoreContext"]
 
@@ -120,6 +121,7 @@ class Namespace:
         # namespace (the shared collection's index is never asked: cogmem.shared_namespaces).
         self._exact = math.inf if isinstance(store.collection, PackedNamespace) else EXACT_SCAN
         self._width: int | None = None
+        self._warming: Warming | None = None  # Chroma loading its index (cogmem.warmup)
         #: Pairs (a, b) a conflict detector has judged here (see cogmem.maintenance).
         self.judged: set[tuple[str, str]] = set()
 
@@ -472,11 +474,15 @@ class Namespace:
                 self._held.journal.release()
         self._held = None
         self._scan.forget()
+        if self._warming is not None:
+            self._warming.wait()
         if self._index is not None:
             self._index.close()
 
     def drop(self) -> None:
         """Delete the namespace's records (an in-process store nothing else can reach)."""
+        if self._warming is not None:
+            self._warming.wait()
         collection = self._store.collection
         if isinstance(collection, PackedNamespace):
             collection.drop()
@@ -534,7 +540,11 @@ class Namespace:
         # could be appending to it (or, read-only, nothing may be written), so vectors go to
         # a temporary file (see cogmem.vectors).
         keep = ctx.sole_writer and ctx.index_dir is not None and not ctx.read_only
-        if ctx.index_dir is not None:
+        if ctx.index_dir is not None and NamespaceIndex.saved(ctx.index_dir, self._stem):
+            if self._warming is None and NamespaceIndex.saved_size(ctx.index_dir, self._stem) > (
+                self._exact
+            ):
+                self._warming = start_warming(self._store)
             try:
                 index, saved = NamespaceIndex.load(
                     ctx.index_dir, self._stem, ctx.tokenizer, keep_vectors=keep
@@ -543,8 +553,7 @@ class Namespace:
                 if (bm25.k1, bm25.b, bm25.epsilon) != (cfg.bm25_k1, cfg.bm25_b, cfg.bm25_epsilon):
                     index, saved = None, None
             except StoreError as exc:
-                if NamespaceIndex.saved(ctx.index_dir, self._stem):
-                    log.warning("rebuilding the index of namespace %r: %s", self.name, exc)
+                log.warning("rebuilding the index of namespace %r: %s", self.name, exc)
                 index, saved = None, None
         if index is None:
             index = NamespaceIndex(
