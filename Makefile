@@ -43,7 +43,7 @@ data: $(STAMP)
 	$(BIN)/python -m benchmarks.data
 
 lint: $(STAMP)
-	$(BIN)/ruff check core tests benchmarks langchain_cogmem llamaindex_cogmem
+	$(BIN)/ruff check core tests benchmarks tools langchain_cogmem llamaindex_cogmem
 	$(BIN)/mypy
 
 # Every benchmark (quality, then speed at 10k/100k: about an hour on 2 cores); saves the JSON

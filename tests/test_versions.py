@@ -22,7 +22,7 @@ from cogmem.canonical import (
     unshouted,
     us_spelling,
 )
-from cogmem.errors import InvalidTypeError, ModelNotFoundError
+from cogmem.errors import CogmemError, InvalidTypeError, ModelNotFoundError
 from cogmem.intake import take_in
 from cogmem.judges import judged
 from cogmem.lines import marks_change, marks_revision, speaker_lines
@@ -32,6 +32,7 @@ from cogmem.phrases import Phrases
 from cogmem.reader import StatementReader
 from cogmem.records import SUMMARY_KEY, MemoryRecord
 from cogmem.shortforms import only_abbreviated
+from cogmem.synonyms import same_sense
 from cogmem.testing import HashingEmbedder
 from cogmem.versions import Relation, Versions, relate
 
@@ -549,6 +550,43 @@ def test_a_noun_said_with_a_synonym_is_the_same_but_not_an_antonym_or_a_relative
     assert kind(reader, "My brother is older.", "My brother is younger.") == "update"
     # "wife" / "husband" are as close as synonyms to the embedder: two people
     assert kind(reader, "I live with my wife.", "I live with my husband.") != "same"
+
+
+def test_words_of_one_first_sense_are_the_same_but_antonyms_and_look_alikes_are_not(
+    reader: StatementReader,
+) -> None:
+    # WordNet gives "scared" (a satellite of "afraid") and "afraid" one sense; an adjective,
+    # which the embedder's cosine could not tell from an antonym.
+    assert kind(reader, "I'm afraid of heights.", "I'm scared of heights.") == "same"
+    assert kind(reader, "We bought a big house.", "We bought a large house.") == "same"
+    assert kind(reader, "My brother is older.", "My brother is younger.") == "update"
+    assert same_sense("sofa", "couch") and same_sense("fall", "autumn")
+    for a, b in [("sister", "brother"), ("lunch", "retro"), ("big", "small"), ("cat", "cat")]:
+        assert not same_sense(a, b)
+    # two satellites of one head are not one sense ("scared" / "xenophobic", both "afraid")
+    assert same_sense("afraid", "xenophobic") and not same_sense("scared", "xenophobic")
+
+
+def test_a_damaged_synonym_file_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import cogmem.synonyms as synonyms
+
+    real = synonyms.resources.files
+
+    class Damaged:
+        def joinpath(self, name: str) -> Any:
+            path = real("cogmem").joinpath(name)
+            return type("File", (), {"read_bytes": lambda _: path.read_bytes()[:-1] + b"x"})()
+
+    monkeypatch.setattr(synonyms, "_groups", None)
+    monkeypatch.setattr(synonyms.resources, "files", lambda _: Damaged())
+    with pytest.raises(CogmemError, match=r"wordnet-synonyms\.txt\.gz is damaged"):
+        same_sense("sofa", "couch")
+
+
+def test_a_fact_restated_with_a_synonym_merges(mem: CognitiveMemory) -> None:
+    first = mem.write("I'm afraid of flying.", memory_type="semantic", now=NOW)
+    again = mem.write("I'm scared of flying.", memory_type="semantic", now=NOW)
+    assert (again.action, again.existing_id) == ("merged", first.id)
 
 
 def test_abbreviations_are_matched_only_where_they_fit() -> None:

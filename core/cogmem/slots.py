@@ -25,6 +25,7 @@ from .claims import BARE_CHANGES, PRONOUNS, TIME_WORDS, Claim
 from .people import RELATIVES, is_pronoun
 from .phrases import PhraseSimilarity
 from .statements import ADJUSTERS, CHANGE_VERBS
+from .synonyms import same_sense
 
 __all__ = [
     "COMPLEMENT_KIN",
@@ -234,18 +235,22 @@ def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
 
 
 def synonymous(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    """Whether the values of two claims differ in one word each, and the two are nouns that
-    name one thing (cosine ≥ ``SYNONYM_KIN``, as for the names of one subject: "a physician"
-    / "a doctor", "a sofa" / "a couch"). Never adjectives or adverbs, whose antonyms sit as
-    close ("older" / "younger" 0.86, "upstairs" / "downstairs" 0.84); nor a number, a time
-    word or a relative ("wife" / "husband" 0.86)."""
+    """Whether the values of two claims differ in one word each, and the two say one thing:
+    words of one first sense in WordNet (:func:`cogmem.synonyms.same_sense`: "scared" /
+    "afraid", "myopic" / "nearsighted"), or nouns that name one thing (cosine ≥
+    ``SYNONYM_KIN``, as for the names of one subject: "a physician" / "a doctor"). By cosine
+    never adjectives or adverbs, whose antonyms sit as close ("older" / "younger" 0.86,
+    "upstairs" / "downstairs" 0.84), nor a relative ("wife" / "husband" 0.86); never a number
+    or a time word."""
     ours, theirs = old.content - new.content, new.content - old.content
     if len(ours) != 1 or len(theirs) != 1:
         return False
     (a,), (b,) = ours, theirs
-    if a not in old.nouns or b not in new.nouns or {a, b} & RELATIVES:
-        return False
     if not (a.isalpha() and b.isalpha()) or when_word(a) or when_word(b):
+        return False
+    if same_sense(a, b):
+        return True
+    if a not in old.nouns or b not in new.nouns or {a, b} & RELATIVES:
         return False
     return similar(a, b) >= SYNONYM_KIN
 
