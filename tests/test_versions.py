@@ -589,6 +589,39 @@ def test_a_fact_restated_with_a_synonym_merges(mem: CognitiveMemory) -> None:
     assert (again.action, again.existing_id) == ("merged", first.id)
 
 
+def test_a_search_reads_only_memories_formed_at_different_moments(
+    embedder: HashingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-time evidence compares an older memory with a newer one: the best candidates of
+    one bulk import (one creation time) are never parsed; formed apart, they are."""
+    parsed: list[str] = []
+    original = StatementReader._read_chunk
+
+    def spy(self: StatementReader, texts: Sequence[str]) -> Any:
+        parsed.extend(texts)
+        return original(self, texts)
+
+    monkeypatch.setattr(StatementReader, "_read_chunk", spy)
+    config = CognitiveMemoryConfig(dedup_threshold=None)
+    for spread, expected in ((0, 0), (1, 6)):
+        with CognitiveMemory(embedder=embedder, config=config) as mem:
+            texts = [f"Quill{spread} keeps note {n} about the larch{n} grove." for n in range(8)]
+            mem.add_many(
+                [
+                    {
+                        "text": t,
+                        "memory_type": "semantic",
+                        "created_at": NOW - timedelta(days=n * spread),
+                    }
+                    for n, t in enumerate(texts)
+                ],
+                now=NOW,
+            )
+            parsed.clear()
+            assert mem.search(f"Quill{spread} note grove", top_k=5, now=NOW, reinforce=False)
+            assert len(set(parsed) & set(texts)) == expected
+
+
 def test_abbreviations_are_matched_only_where_they_fit() -> None:
     words = str.split
     assert only_abbreviated(words("i live on maple st."), words("i live on maple street"))

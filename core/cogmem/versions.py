@@ -454,28 +454,33 @@ class Versions:
         """What the texts of ``records`` say about each (older, newer) pair of them: the
         read-time evidence of versions (design §3). ``vectors``: each record's embedding
         (``None`` when unknown)."""
-        statements = self.reader.read_many([r.text for r in records])
+        ordered = [
+            (i, j)
+            for i, older in enumerate(records)
+            for j, newer in enumerate(records)
+            if older.created_at < newer.created_at  # formed at one moment: neither is newer
+        ]
+        read = sorted({k for pair in ordered for k in pair})  # only these need reading
+        statements = dict(zip(read, self.reader.read_many([records[k].text for k in read])))
         unit = [None if v is None else v / max(float(np.linalg.norm(v)), 1e-12) for v in vectors]
         updates: list[tuple[str, str]] = []
         different: set[tuple[str, str]] = set()
         siblings: set[tuple[str, str]] = set()
         unsettled: set[str] = set()  # older ids a newer text on their subject may update
-        for i, older in enumerate(records):
-            for j, newer in enumerate(records):
-                if i == j or older.created_at >= newer.created_at:
-                    continue  # formed at one moment: neither is the newer
-                vi, vj = unit[i], unit[j]
-                cosine = None if vi is None or vj is None else float(vi @ vj)
-                relation = relate(statements[i], statements[j], self.similar, cosine)
-                apart = relation.kind == "unknown" and _told_apart(statements[i], statements[j])
-                if relation.kind == "update":
-                    updates.append((older.id, newer.id))
-                elif relation.kind in ("different", "same") or apart:
-                    different.add((older.id, newer.id))
-                if relation.sibling or (apart and _share_a_subject(statements[i], statements[j])):
-                    siblings.add((older.id, newer.id))
-                elif older.id not in unsettled and _share_a_subject(statements[i], statements[j]):
-                    unsettled.add(older.id)
+        for i, j in ordered:
+            older, newer = records[i], records[j]
+            vi, vj = unit[i], unit[j]
+            cosine = None if vi is None or vj is None else float(vi @ vj)
+            relation = relate(statements[i], statements[j], self.similar, cosine)
+            apart = relation.kind == "unknown" and _told_apart(statements[i], statements[j])
+            if relation.kind == "update":
+                updates.append((older.id, newer.id))
+            elif relation.kind in ("different", "same") or apart:
+                different.add((older.id, newer.id))
+            if relation.sibling or (apart and _share_a_subject(statements[i], statements[j])):
+                siblings.add((older.id, newer.id))
+            elif older.id not in unsettled and _share_a_subject(statements[i], statements[j]):
+                unsettled.add(older.id)
         settled = frozenset(p for p in siblings if p[0] not in unsettled)
         return Evidence(tuple(updates), frozenset(different), siblings=settled)
 
@@ -489,15 +494,14 @@ class Versions:
         ``len(best)`` of them that change something without naming what are compared, and of
         those that may update a memory, the one whose new value fits it best (:meth:`_fit`;
         ties: the newest) is its pair."""
+        changing = [r for r in later if _MAY_BE_BARE.search(r.text)]
+        if not changing:
+            return ()  # nothing to read: no later memory says it changed anything
         read = self.reader.read_many([r.text for r in best])
         people = {p for statement in read for p in people_of(statement)} - {"user"}
         if not people:
             return ()
-        named = [
-            r
-            for r in later
-            if people & set(_WORD.findall(r.text.lower())) and _MAY_BE_BARE.search(r.text)
-        ]
+        named = [r for r in changing if people & set(_WORD.findall(r.text.lower()))]
         if not named:
             return ()
         bare = [
