@@ -37,7 +37,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.report_scale import disk_section, scale_section, serve_section
+from benchmarks.report_scale import (
+    disk_section,
+    namespace_section,
+    scale_section,
+    serve_section,
+)
 from benchmarks.report_versions import versions_section, versions_targets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +114,7 @@ QUALITY: dict[str, list[str]] = {
     "stage_costs": ["benchmarks/stage_costs.py", "--size", "10000"],
     "load": ["benchmarks/load.py", "--adds", "2000", "--searches", "2000"],
     "scale": ["benchmarks/scale.py"],
+    "scale_namespace": ["benchmarks/scale_namespace.py"],
     "serve": ["benchmarks/serve.py"],
     "disk": ["benchmarks/disk.py"],
     "torture": ["benchmarks/torture.py"],
@@ -970,6 +976,7 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
         lines += ["", "`dynamic` is the default int8 model, `none` the float model.", ""]
 
     lines += scale_section(data, _table)
+    lines += namespace_section(data, _table)
     lines += serve_section(data, _table)
     lines += disk_section(data, _table)
 

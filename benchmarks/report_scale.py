@@ -1,13 +1,14 @@
 """The page's sections on scale for ``benchmarks/report.py``: many users in one process
-(``benchmarks/scale.py``), many processes on one server (``benchmarks/serve.py``) and where a
-store's bytes go (``benchmarks/disk.py``)."""
+(``benchmarks/scale.py``), one large namespace (``benchmarks/scale_namespace.py``), many
+processes on one server (``benchmarks/serve.py``) and where a store's bytes go
+(``benchmarks/disk.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["disk_section", "scale_section", "serve_section"]
+__all__ = ["disk_section", "namespace_section", "scale_section", "serve_section"]
 
 Table = Callable[[Sequence[str], Iterable[Sequence[Any]]], list[str]]
 
@@ -68,6 +69,61 @@ def scale_section(data: Any, table: Table) -> list[str]:
         ],
         rows,
     )
+    return [*lines, ""]
+
+
+def namespace_section(data: Any, table: Table) -> list[str]:
+    """Rows per size: one namespace in cogmem's folder store beside bare Chroma + bm25s."""
+    d = data.get("scale_namespace")
+    if not d:
+        return []
+    lines = [
+        "## One large namespace",
+        "",
+        f"One namespace of semantic memories ({d['words_per_text']} words from a Zipf "
+        f"vocabulary of {d['vocabulary']:,}, {d['embedder']}), in cogmem's folder store and in "
+        "bare Chroma with a bm25s index beside it, fused by reciprocal rank "
+        f"(`benchmarks/scale_namespace.py`). Medians of {d['rounds']} fresh processes each, "
+        f"taking turns; searches: p50 / p95 of {d['queries']} after the first.",
+        "",
+    ]
+    rows = []
+    for size, r in d["sizes"].items():
+        for name, s in r["systems"].items():
+            rows.append(
+                (
+                    f"{int(size):,}",
+                    name,
+                    s["open_to_first_search_s"],
+                    f"{s['search_p50_ms']} / {s['search_p95_ms']}",
+                    s["peak_rss_mb"],
+                    s.get("close_s") or "–",
+                    r["disk_mb"][name],
+                )
+            )
+    lines += table(
+        [
+            "memories",
+            "system",
+            "open to first search s",
+            "search ms",
+            "peak RSS MB",
+            "close s",
+            "disk MB",
+        ],
+        rows,
+    )
+    growth = d.get("growth", {})
+    if growth:
+        lines += [
+            "",
+            "Growth exponents (`value ∝ size^b`): "
+            + "; ".join(
+                f"{name} search {g['search_p50_ms']}, open {g['open_to_first_search_s']}"
+                for name, g in growth.items()
+            )
+            + ".",
+        ]
     return [*lines, ""]
 
 
