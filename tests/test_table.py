@@ -225,3 +225,30 @@ def test_many_removes_compact_and_save_load_keeps_everything(tmp_path: Path) -> 
     assert dict(loaded.records) == dict(index.records)
     assert sorted(loaded.neighbours("e101", 1, 3600)) == ["e105", "e99"]
     assert loaded.bm25.score(["turn"], ["e101"]) == index.bm25.score(["turn"], ["e101"])
+
+
+def test_an_index_saved_with_a_blake2b_digest_is_still_read(tmp_path: Path) -> None:
+    # Format 5 checked the records and BM25 files with a 32-byte BLAKE2b digest; format 6
+    # with CRC-32. A store saved by the older version opens without a rebuild.
+    import hashlib
+
+    index = _index()
+    index.add([_episode(i, i) for i in range(50)], list(range(50)))
+    index.save(tmp_path, "ns", generation=7)
+    path = tmp_path / "ns.records.pkl"
+    raw = path.read_bytes()
+    assert raw.startswith(b"cogmem-records\x00\x06")
+    payload = pickle.loads(raw[len(b"cogmem-records\x00\x06") + 4 :])
+
+    def blake(data: bytes) -> bytes:
+        return hashlib.blake2b(data, digest_size=32).digest()
+
+    payload["format"] = 5
+    payload["bm25_digest"] = blake((tmp_path / "ns.bm25.npz").read_bytes())
+    body = pickle.dumps(payload)
+    path.write_bytes(b"cogmem-records\x00\x05" + blake(body) + body)
+    loaded, generation = NamespaceIndex.load(tmp_path, "ns", Tokenizer())
+    assert generation == 7 and dict(loaded.records) == dict(index.records)
+    path.write_bytes(b"cogmem-records\x00\x05" + blake(body)[:-1] + b"\x00" + body)
+    with pytest.raises(StoreError, match="checksum"):
+        NamespaceIndex.load(tmp_path, "ns", Tokenizer())

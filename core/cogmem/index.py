@@ -43,6 +43,7 @@ import pickle
 import re
 import tempfile
 import uuid
+import zlib
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -61,10 +62,27 @@ __all__ = ["NamespaceIndex"]
 
 log = logging.getLogger("cogmem")
 
-_FORMAT = 5
-# The records file: this, a BLAKE2b digest of the pickle, then the pickle.
-_RECORDS_MAGIC = b"cogmem-records\x00\x05"
-_DIGEST_SIZE = 32
+_FORMAT = 6
+# The records file: this, a CRC-32 of the pickle (4 bytes, big-endian), then the pickle. The
+# check finds damage, not tampering: CRC-32 reads 2.9 GB/s here against BLAKE2b's 0.9, and
+# the two files of a million memories (~300 MB) are checked on every open and written on
+# every save. Format 5 (a 32-byte BLAKE2b digest) is still read.
+_RECORDS_MAGIC = b"cogmem-records\x00\x06"
+
+
+def _crc32(data: bytes) -> bytes:
+    return zlib.crc32(data).to_bytes(4, "big")
+
+
+def _blake2b(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=32).digest()
+
+
+# magic -> (the payload's format, the check's size in bytes, the check)
+_DIGESTS: dict[bytes, tuple[int, int, Callable[[bytes], bytes]]] = {
+    _RECORDS_MAGIC: (_FORMAT, 4, _crc32),
+    b"cogmem-records\x00\x05": (5, 32, _blake2b),
+}
 # A vector file is rewritten on save when it holds more dead slots than this, and than a
 # quarter of its live ones (deleted memories leave dead slots behind).
 _MIN_DEAD_SLOTS = 4096
@@ -452,16 +470,17 @@ class NamespaceIndex:
         except OSError as exc:
             raise StoreError(f"{path}: unreadable ({exc})") from exc
         head = len(_RECORDS_MAGIC)
-        body = raw[head + _DIGEST_SIZE :]
-        if raw[:head] != _RECORDS_MAGIC:
+        if raw[:head] not in _DIGESTS:
             raise StoreError(f"{path}: unknown format")
-        if raw[head : head + _DIGEST_SIZE] != _digest(body):
+        form, size, digest = _DIGESTS[raw[:head]]
+        body = raw[head + size :]
+        if raw[head : head + size] != digest(body):
             raise StoreError(f"{path}: its checksum does not match (the file is damaged)")
         try:
             payload: dict[str, Any] = pickle.loads(body)
-            if payload.get("bm25_digest") != _digest(bm25_raw):
+            if payload.get("bm25_digest") != digest(bm25_raw):
                 raise StoreError(f"{bm25_path}: its checksum does not match the records'")
-            if payload.get("format") != _FORMAT:
+            if payload.get("format") != form:
                 raise StoreError(f"{path}: unknown format")
             if payload.get("tokenizer") != _tokenizer_key(tokenizer):
                 raise StoreError(f"{path}: written with another tokenizer")
@@ -503,7 +522,8 @@ def _drop_vector_files(folder: Path, stem: str, keep: str | None) -> None:
 
 
 def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=_DIGEST_SIZE).digest()
+    """The check of what :meth:`NamespaceIndex.save` writes now."""
+    return _crc32(data)
 
 
 def _tokenizer_key(tokenizer: Tokenizer) -> str:
