@@ -254,6 +254,29 @@ def _corpus(n: int, seed: int = 0, vocabulary: int = 40) -> dict[str, list[str]]
 QUERIES = [["w0"], ["w1", "w5", "w39"], ["w3", "w3", "nope"], ["w10", "w20", "w30", "w2"]]
 
 
+@pytest.mark.parametrize("cache", [1 << 22, 40])
+def test_terms_weighed_for_one_query_are_weighed_anew_after_a_write(
+    cache: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A term's BM25 terms are kept between queries; every add and remove changes N, avgdl or
+    # the postings, so the next query weighs them again (and a small cache lets terms go).
+    monkeypatch.setattr("cogmem.lexical.search.TERM_CACHE", cache)
+    docs = _corpus(80, seed=9)
+    index = BM25Index()
+    index.add_many(list(docs.items())[:40])
+    held = dict(list(docs.items())[:40])
+    for step, (doc_id, tokens) in enumerate(list(docs.items())[40:]):
+        before = [index.search(q) for q in QUERIES]
+        assert [index.search(q) for q in QUERIES] == before  # from the cache: the same
+        if step % 3 == 2:
+            gone = sorted(held)[step % len(held)]
+            index.remove(gone)
+            del held[gone]
+        index.add(doc_id, tokens)
+        held[doc_id] = tokens
+        check_against_reference(index, held, QUERIES)  # rank_bm25 over what is held now
+
+
 def test_remove_then_readd_gives_identical_scores() -> None:
     docs = _corpus(60)
     index = BM25Index()

@@ -27,7 +27,7 @@ statistics).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -55,7 +55,7 @@ from .postings import (
     reserve,
     stable_argsort,
 )
-from .search import Scoring
+from .search import F64, Scoring
 
 __all__ = ["BM25Index"]
 
@@ -113,6 +113,8 @@ class BM25Index(Scoring, Persistence):
         self._big: dict[int, dict[int, int]] = {}  # term id -> slot -> tf, for tf >= TF_CAP
         self._df: I64 = np.zeros(0, dtype=np.int64)  # live document frequency
         self._stats_cache: tuple[int, float, float] | None = None
+        self._terms: OrderedDict[int, tuple[I32, F64]] = OrderedDict()  # cogmem.lexical.search
+        self._terms_held = 0
 
     # -- properties ----------------------------------------------------------------------------
 

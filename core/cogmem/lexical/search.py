@@ -3,11 +3,14 @@
 A mixin of :class:`~cogmem.lexical.index.BM25Index` (one module per concern); the formulas are
 :mod:`cogmem.lexical.okapi`. A query costs O(postings of its terms): a dense scratch array is
 used only when the postings number at least an eighth of the slots. The mean idf is recomputed
-lazily, at the first query after a write, in O(vocabulary) numpy work.
+lazily, at the first query after a write, in O(vocabulary) numpy work; so are each term's BM25
+terms, which are kept from one query to the next until a write (at most ``TERM_CACHE``
+postings): the common words of a large index are weighed once, not at every query.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +24,10 @@ from cogmem.idmap import IdMap
 from .okapi import floored_idf, idf_floor, length_norm, term_weight
 from .postings import I32, I64, Bool, Rows, check_query
 
-__all__ = ["Scoring"]
+__all__ = ["TERM_CACHE", "Scoring"]
+
+TERM_CACHE = 1 << 22
+"""Postings whose BM25 terms are kept between queries (12 bytes each: at most 48 MB)."""
 
 F64 = npt.NDArray[np.float64]
 
@@ -40,6 +46,10 @@ class Scoring:
     _b: float
     _epsilon: float
     _stats_cache: tuple[int, float, float] | None
+    # Each term's live postings and their BM25 terms, kept between queries until the next
+    # write (cleared with the stats): at most TERM_CACHE postings, the least recent let go.
+    _terms: OrderedDict[int, tuple[I32, F64]]
+    _terms_held: int
 
     if TYPE_CHECKING:
 
@@ -52,6 +62,7 @@ class Scoring:
         cached = self._stats_cache
         if cached is not None:
             return cached
+        self._terms, self._terms_held = OrderedDict(), 0  # every term weighed anew
         n = len(self._ids)
         df = self._df[: len(self._vocab)]
         live = df[df > 0]
@@ -66,32 +77,17 @@ class Scoring:
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
         if not len(self._ids):
             return empty
-        n, avgdl, floor = self._stats()
-        k1, b = self._k1, self._b
+        self._stats()
         vocab, df = self._vocab, self._df
-        cache: dict[int, tuple[npt.NDArray[np.int32], F64]] = {}
         slot_parts: list[npt.NDArray[np.int32]] = []
         score_parts: list[F64] = []
         for token in query:
             tid = vocab.get(token)
-            if tid is None:
+            if tid is None or int(df[tid]) == 0:
                 continue
-            part = cache.get(tid)
-            if part is None:
-                d = int(df[tid])
-                if d == 0:
-                    continue
-                rows = self._rows(tid)
-                slots = rows["slot"].copy()  # contiguous: the gathers below run faster
-                tf = self._tf(tid, rows)
-                if rows.shape[0] != d:  # some postings are dead
-                    live = self._alive[slots]
-                    slots, tf = slots[live], tf[live]
-                norm = length_norm(self._dl[slots], avgdl, k1, b)
-                contrib = term_weight(tf, floored_idf(d, n, floor), norm, k1)
-                part = cache[tid] = (slots, contrib)
-            slot_parts.append(part[0])
-            score_parts.append(part[1])
+            slots, contrib = self._term(tid)
+            slot_parts.append(slots)
+            score_parts.append(contrib)
         if not slot_parts:
             return empty
         if len(slot_parts) == 1:
@@ -107,6 +103,31 @@ class Scoring:
         unique, inverse = np.unique(all_slots, return_inverse=True)
         sums = np.bincount(inverse, weights=all_scores, minlength=unique.shape[0])
         return unique.astype(np.int64), np.asarray(sums, dtype=np.float64)
+
+    def _term(self, tid: int) -> tuple[I32, F64]:
+        """Term ``tid``'s live postings (slots ascending) and each one's BM25 term,
+        ``idf · tf·(k1+1) / (tf + k1·norm)``: from the cache, else weighed and cached (the
+        arrays are shared: never change them)."""
+        terms = self._terms
+        part = terms.get(tid)
+        if part is not None:
+            terms.move_to_end(tid)
+            return part
+        n, avgdl, floor = self._stats()
+        d = int(self._df[tid])
+        rows = self._rows(tid)
+        slots = rows["slot"].copy()  # contiguous: the gathers below run faster
+        tf = self._tf(tid, rows)
+        if rows.shape[0] != d:  # some postings are dead
+            live = self._alive[slots]
+            slots, tf = slots[live], tf[live]
+        norm = length_norm(self._dl[slots], avgdl, self._k1, self._b)
+        part = (slots, term_weight(tf, floored_idf(d, n, floor), norm, self._k1))
+        terms[tid] = part
+        self._terms_held += slots.shape[0]
+        while self._terms_held > TERM_CACHE and len(terms) > 1:
+            self._terms_held -= terms.popitem(last=False)[1][0].shape[0]
+        return part
 
     @staticmethod
     def _order(scores: F64, k: int | None) -> I64:
