@@ -2,7 +2,8 @@
 
 A mixin of :class:`~cogmem.lexical.index.BM25Index` (one module per concern); the formulas are
 :mod:`cogmem.lexical.okapi`. A query costs O(postings of its terms): a dense scratch array is
-used only when the postings number at least an eighth of the slots. The mean idf is recomputed
+used only when the postings number at least an eighth of the slots (one scatter-add per term
+into it, never a concatenation of every posting). The mean idf is recomputed
 lazily, at the first query after a write, in O(vocabulary) numpy work; so are each term's BM25
 terms, which are kept from one query to the next until a write (at most ``TERM_CACHE``
 postings): the common words of a large index are weighed once, not at every query.
@@ -92,14 +93,20 @@ class Scoring:
             return empty
         if len(slot_parts) == 1:
             return slot_parts[0].astype(np.int64), score_parts[0] + 0.0
+        if 8 * sum(p.shape[0] for p in slot_parts) >= self._nslots:
+            # A dense scratch, O(slots + postings). Each term's slots are distinct, so one
+            # scatter-add per term, in query order, sums each document's terms in the order
+            # rank_bm25 does.
+            totals = np.zeros(self._nslots, dtype=np.float64)
+            hits = np.zeros(self._nslots, dtype=np.bool_)
+            for slots, contrib in zip(slot_parts, score_parts, strict=True):
+                totals[slots] += contrib
+                hits[slots] = True
+            matched = np.flatnonzero(hits)
+            return matched, totals[matched]
         all_slots = np.concatenate(slot_parts)
         all_scores = np.concatenate(score_parts)
         # bincount adds the weights in input order, i.e. in query order, like rank_bm25.
-        if 8 * all_slots.shape[0] >= self._nslots:  # dense scratch costs O(postings) here
-            hits = np.bincount(all_slots, minlength=self._nslots)
-            sums = np.bincount(all_slots, weights=all_scores, minlength=self._nslots)
-            matched = np.flatnonzero(hits)
-            return matched.astype(np.int64), np.asarray(sums[matched], dtype=np.float64)
         unique, inverse = np.unique(all_slots, return_inverse=True)
         sums = np.bincount(inverse, weights=all_scores, minlength=unique.shape[0])
         return unique.astype(np.int64), np.asarray(sums, dtype=np.float64)
