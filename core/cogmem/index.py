@@ -65,7 +65,7 @@ log = logging.getLogger("cogmem")
 _FORMAT = 6
 # The records file: this, a CRC-32 of the pickle (4 bytes, big-endian), then the pickle. The
 # check finds damage, not tampering: CRC-32 reads 2.9 GB/s here against BLAKE2b's 0.9, and
-# the two files of a million memories (~300 MB) are checked on every open and written on
+# the two files of a million memories (~400 MB) are checked on every open and written on
 # every save. Format 5 (a 32-byte BLAKE2b digest) is still read.
 _RECORDS_MAGIC = b"cogmem-records\x00\x06"
 
