@@ -160,10 +160,12 @@ class IdMap:
             raise ValueError("packed ids: the table does not place every row once")
         out = cls()
         out._fill(buf, ends, hashes, table)
-        for row in np.unique(np.linspace(0, n - 1, _SPOT_CHECKS).astype(np.int64)).tolist():
-            if n and (crc32(key := bytes(out.key_bytes(row))) != int(hashes[row])):
+        spread = np.linspace(0, max(n - 1, 0), _SPOT_CHECKS if n else 0).astype(np.int64)
+        for row in np.unique(spread).tolist():
+            key = bytes(out.key_bytes(row))
+            if crc32(key) != int(hashes[row]):
                 raise ValueError("packed ids: a hash is not its id's")
-            if n and out._find(key) is None:
+            if out._find(key) is None:
                 raise ValueError("packed ids: the table does not find an id")
         return out
 

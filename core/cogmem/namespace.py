@@ -541,9 +541,11 @@ class Namespace:
         # a temporary file (see cogmem.vectors).
         keep = ctx.sole_writer and ctx.index_dir is not None and not ctx.read_only
         if ctx.index_dir is not None and NamespaceIndex.saved(ctx.index_dir, self._stem):
-            if self._warming is None and NamespaceIndex.saved_size(ctx.index_dir, self._stem) > (
-                self._exact
-            ):
+            # a packed namespace is always scanned: its size is never read for this
+            big = self._exact < math.inf and (
+                NamespaceIndex.saved_size(ctx.index_dir, self._stem) > self._exact
+            )
+            if big and self._warming is None:
                 self._warming = start_warming(self._store)
             try:
                 index, saved = NamespaceIndex.load(

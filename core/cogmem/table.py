@@ -479,9 +479,11 @@ class RecordTable(Mapping[str, MemoryRecord]):
             StoreError: The state is inconsistent (lengths or columns differ).
         """
         table = cls(str(state["namespace"]))
-        try:  # saved before ids were packed: a list of str
-            ids = IdMap.from_packed(state["id_packed"]) if "id_packed" in state else None
-            ids = ids if ids is not None else IdMap([str(i) for i in state["ids"]])
+        try:
+            if "id_packed" in state:
+                ids = IdMap.from_packed(state["id_packed"])
+            else:  # saved before ids were packed: a list of str
+                ids = IdMap([str(i) for i in state["ids"]])
         except ValueError as exc:
             raise StoreError(f"saved records: {exc}") from exc
         text = bytearray(state["text"])

@@ -78,7 +78,7 @@ class Scoring:
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
         if not len(self._ids):
             return empty
-        self._stats()
+        self._stats()  # after a write: the terms kept are let go before any is read
         vocab, df = self._vocab, self._df
         slot_parts: list[npt.NDArray[np.int32]] = []
         score_parts: list[F64] = []
