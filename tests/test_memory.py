@@ -441,13 +441,33 @@ def test_chromas_query_and_the_exact_scan_find_the_same(
 ) -> None:
     """A namespace past ``EXACT_SCAN`` is searched through Chroma's HNSW query, with its held
     adds scanned beside it: on a small store both paths give the same results."""
-    with CognitiveMemory(path=tmp_path, embedder=embedder) as mem:
-        fill(mem)
-        mem.add("The billing database moved to Postgres 16.", now=NOW)  # held
-        assert internals.namespace(mem).held_ids
-        exact = searches(mem)
-        monkeypatch.setattr("cogmem.namespace.EXACT_SCAN", 0)
-        assert same_results(searches(mem), exact)
+    from cogmem.store import ChromaStore
+
+    found: list[list[list[tuple[str, float]]]] = []
+    for exact_scan in (16_000, 0):  # a namespace's path is chosen when it is opened
+        monkeypatch.setattr("cogmem.namespace.EXACT_SCAN", exact_scan)
+        queried = count_calls(monkeypatch, ChromaStore, "nearest_many")
+        with CognitiveMemory(path=tmp_path / str(exact_scan), embedder=embedder) as mem:
+            fill(mem)
+            internals.namespace(mem).write_held()  # in Chroma
+            mem.add("The billing database moved to Postgres 16.", id="held", now=NOW)
+            assert internals.namespace(mem).held_ids
+            found.append(searches(mem))
+        assert bool(queried) == (exact_scan == 0)
+    assert same_results(found[1], found[0])
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: type, name: str) -> list[object]:
+    """Count the calls of ``owner.name`` from now on (still made)."""
+    calls: list[object] = []
+    real = getattr(owner, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
 
 
 def test_the_exact_scan_kept_across_adds_equals_a_scan_read_afresh(

@@ -253,3 +253,57 @@ def test_without_its_vector_file_a_store_reads_chroma_once_and_keeps_what_it_rea
     # return a slightly different candidate set after a reopen, whose vectors are new.)
     ids = [i for batch in asked for i in batch]
     assert len(ids) == len(set(ids))
+
+
+def test_a_namespace_chroma_answers_keeps_no_vector_file_and_finds_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``EXACT_SCAN`` Chroma's HNSW index answers the dense leg and holds every vector:
+    the folder keeps no copy (one left by an earlier version is deleted at the open), the
+    vectors a search needs come with Chroma's query or its ``get``, and the results are those
+    found with the copy."""
+    import cogmem.namespace
+
+    queries = ["astronomy soil 3", "gardening note 17", "soil"]
+    monkeypatch.setattr(cogmem.namespace, "EXACT_SCAN", 50)  # 120 memories: Chroma answers
+    with monkeypatch.context() as before:  # as before: every vector kept in the folder
+        before.setattr(NamespaceIndex, "limit_vectors", lambda self, limit: None)
+        with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
+            fill(mem)
+            with_copy = [mem.search(q, now=NOW, reinforce=False) for q in queries]
+    assert list((tmp_path / "cogmem-index").rglob("*.vectors"))
+    asked = count_vector_reads(monkeypatch)
+    with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
+        without = [mem.search(q, now=NOW, reinforce=False) for q in queries]
+        assert not list((tmp_path / "cogmem-index").rglob("*.vectors"))
+        mem.add_many([f"late note {i} about soil" for i in range(70)], now=NOW)
+        mem.search("late soil", now=NOW, reinforce=False)
+    assert not list((tmp_path / "cogmem-index").rglob("*.vectors"))
+    assert asked  # the lexical-only hits' vectors, from Chroma
+    assert [[r.id for r in rs] for rs in without] == [[r.id for r in rs] for rs in with_copy]
+    for got, want in zip(without, with_copy, strict=True):
+        # Chroma hands back its own (normalised) copy of each vector: equal to ~1e-8.
+        assert [r.score for r in got] == pytest.approx([r.score for r in want], rel=1e-6)
+
+
+def test_the_vectors_a_query_of_chroma_returns_are_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search of a namespace Chroma answers reads the dense hits' vectors in its query, and
+    asks Chroma's ``get`` only for the hits its words found alone."""
+    import cogmem.namespace
+
+    monkeypatch.setattr(cogmem.namespace, "EXACT_SCAN", 50)
+    with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
+        fill(mem)
+        asked = count_vector_reads(monkeypatch)
+        found = mem.search("astronomy soil 3", now=NOW, reinforce=False, top_k=100)
+        dense = {
+            i
+            for i, _ in internals.namespace(mem).nearest(
+                HashingEmbedder(DIM).embed(["astronomy soil 3"]), 50
+            )[0]
+        }
+    read = {i for batch in asked for i in batch}
+    assert read and not read & dense
+    assert {r.id for r in found} <= read | dense

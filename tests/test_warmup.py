@@ -50,8 +50,9 @@ def test_a_namespace_chroma_answers_has_chroma_load_its_index_on_the_side(
     queries = _queries(monkeypatch)
     through_chroma = _search(store)
     assert through_chroma[0] == scanned[0] and len(through_chroma) == 5
-    # One query on the side (usually first; the search does not wait for it) and the search's.
-    assert sorted(queries) == sorted(["cogmem-warmup", threading.current_thread().name])
+    # One query on the side (usually first; the search does not wait for it) and the
+    # search's, itself on a thread beside the BM25 match (cogmem.aside).
+    assert sorted(queries) == ["cogmem-aside", "cogmem-warmup"]
 
 
 def test_a_namespace_scanned_never_has_chroma_load_its_index(
@@ -73,4 +74,31 @@ def test_a_failed_warm_up_changes_nothing(store: Path, monkeypatch: pytest.Monke
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(ChromaStore, "nearest_many", fail_on_the_side)
+    assert _search(store) == expected
+
+
+def test_a_query_on_the_side_that_fails_fails_the_search_by_name(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search's own Chroma query runs on a thread beside the BM25 match (cogmem.aside):
+    what it raises reaches the caller as the named error a query on the caller's thread would
+    raise, and the store is unchanged."""
+    from cogmem.errors import StoreError
+
+    monkeypatch.setattr(cogmem.namespace, "EXACT_SCAN", 10)
+    expected = _search(store)
+    original = ChromaStore._call
+
+    def fail_on_the_side(self: ChromaStore, method: str, **kwargs: Any) -> Any:
+        if threading.current_thread().name == "cogmem-aside":
+            kwargs = {**kwargs, "n_results": -1}  # Chroma refuses it
+        return original(self, method, **kwargs)
+
+    with monkeypatch.context() as failing:
+        failing.setattr(ChromaStore, "_call", fail_on_the_side)
+        with (
+            CognitiveMemory(path=store, embedder=HashingEmbedder()) as mem,
+            pytest.raises(StoreError, match="Chroma query"),
+        ):
+            mem.search("jazz notes", top_k=5, now=NOW, reinforce=False)
     assert _search(store) == expected

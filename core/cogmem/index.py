@@ -13,10 +13,12 @@ Chroma's ANN index for ids and distances and everything else from here.
   other processes wrote since is read from Chroma by stamp (``CognitiveMemory`` catches up
   before each read), and each record's own stamp says whether a version read is newer.
 
-* the embeddings, in a :class:`~cogmem.vectors.VectorFile` (read from disk, not held in RAM):
-  a search needs the vectors of a few dozen memories, which Chroma returns slowly. What is not
-  there (memories another process wrote, a store from before vector files) is read from Chroma
-  by the caller and kept with :meth:`NamespaceIndex.keep_vectors`.
+* the embeddings of a namespace that is scanned rather than queried through Chroma's HNSW index
+  (:meth:`NamespaceIndex.limit_vectors`), in a :class:`~cogmem.vectors.VectorFile` (read from
+  disk, not held in RAM): the scan reads them all. What is not there (memories another process
+  wrote, a store from before vector files) is read from Chroma by the caller and kept with
+  :meth:`NamespaceIndex.keep_vectors`. A larger namespace keeps none: Chroma's index holds
+  them, and its query returns the nearest ones' vectors with their distances.
 
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
 *generation* it reflects. Both files are verified before they are trusted: the records file
@@ -38,6 +40,7 @@ import bisect
 import hashlib
 import io
 import logging
+import math
 import os
 import pickle
 import re
@@ -123,6 +126,7 @@ class NamespaceIndex:
         self.removes = 0
         self._vector_home = vector_home
         self._vectors: VectorFile | None = None  # created with the first vector kept
+        self._vector_limit = math.inf  # see limit_vectors
         if len(self.records):
             self._rebuild_timeline()
 
@@ -301,9 +305,34 @@ class NamespaceIndex:
             return 0
         return self._keep(rows, ids, np.stack([found[i] for i in ids]))
 
+    def limit_vectors(self, limit: float) -> None:
+        """Keep embeddings only while the index holds at most ``limit`` memories; past that,
+        the vector file is deleted and none is kept (the caller reads them from Chroma).
+
+        A namespace that Chroma's HNSW index answers holds every vector there already; a
+        second float32 copy would be most of what the folder store adds to Chroma's size
+        (design §7).
+        """
+        self._vector_limit = limit
+        if len(self.records) > limit:
+            self._drop_vectors()
+
+    def _drop_vectors(self) -> None:
+        file, self._vectors = self._vectors, None
+        if file is None:
+            return
+        self.records.forget_vector_slots()
+        try:
+            file.close(delete=True)
+        except OSError as exc:  # left over, it costs disk, never correctness
+            log.warning("could not delete the vector file %s: %s", file.path, exc)
+
     def _keep(self, rows: list[int], ids: list[str], vectors: FloatArray) -> int:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != len(ids) or not ids:
+            return 0
+        if len(self.records) > self._vector_limit:
+            self._drop_vectors()
             return 0
         try:
             file = self._vectors

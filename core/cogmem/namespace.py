@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import recovery
+from .aside import run_aside
 from .catchup import catch_up
 from .clients import drop_collection
 from .config import CognitiveMemoryConfig
@@ -200,28 +201,57 @@ class Namespace:
         return self.index.neighbours(memory_id, span, window_seconds)
 
     def nearest(
-        self, vectors: FloatArray, k: int, *, blas: bool = True
+        self,
+        vectors: FloatArray,
+        k: int,
+        *,
+        blas: bool = True,
+        found_vectors: dict[str, FloatArray] | None = None,
     ) -> list[list[tuple[str, float]]]:
         """For each row of ``vectors``, the ``k`` nearest memories as ``(id, cosine)``, nearest
         first: in a namespace of at most ``EXACT_SCAN`` memories (a packed one of any size)
         an exact scan of them all (:mod:`cogmem.scan`; ``blas`` as in
         :func:`~cogmem.scan.top_k`), else Chroma's ANN results merged with an exact scan of
-        the held adds."""
+        the held adds. ``found_vectors``, when given, takes the embeddings Chroma returned
+        (such a namespace keeps none: :meth:`vectors` would ask Chroma again)."""
+        return self.nearest_soon(vectors, k, blas=blas, found_vectors=found_vectors, aside=False)()
+
+    def nearest_soon(
+        self,
+        vectors: FloatArray,
+        k: int,
+        *,
+        blas: bool = True,
+        found_vectors: dict[str, FloatArray] | None = None,
+        aside: bool = True,
+    ) -> Callable[[], list[list[tuple[str, float]]]]:
+        """:meth:`nearest`, to be taken by calling what this returns; with ``aside``, Chroma's
+        query runs on a thread of its own meanwhile (:mod:`cogmem.aside`: it releases the GIL,
+        so the caller's own work overlaps it). Read nothing of the namespace's Chroma
+        collection, nor ``found_vectors``, before taking the result."""
         if len(self.index) <= self._exact:
-            return self._scan.nearest(self.index, self.vectors, vectors, k, blas=blas)
+            scanned = self._scan.nearest(self.index, self.vectors, vectors, k, blas=blas)
+            return lambda: scanned
         held = self._held
         in_chroma = min(k, len(self.index) - (len(held) if held else 0))
-        found = (
-            self._store.nearest_many(vectors, in_chroma)
-            if in_chroma > 0
-            else [[] for _ in range(len(vectors))]
-        )
-        if held:
-            found = [
+
+        def query() -> list[list[tuple[str, float]]]:
+            if in_chroma <= 0:
+                return [[] for _ in range(len(vectors))]
+            return self._store.nearest_many(vectors, in_chroma, found=found_vectors)
+
+        chroma = run_aside(query) if aside and in_chroma > 0 else query
+
+        def merged() -> list[list[tuple[str, float]]]:
+            found = chroma()
+            if not held:
+                return found
+            return [
                 sorted(ours + theirs, key=lambda pair: -pair[1])[:k]
                 for ours, theirs in zip(found, held.nearest(vectors, k), strict=True)
             ]
-        return found
+
+        return merged
 
     def nearest_where(self, vector: FloatArray, k: int, where: Where) -> list[tuple[str, float]]:
         """The ``k`` nearest memories under a Chroma ``where``, after the held adds are written
@@ -576,6 +606,7 @@ class Namespace:
             self._synced_at = None if ctx.sole_writer else started
         else:
             self._saved = True
+        index.limit_vectors(self._exact)  # past it, Chroma's HNSW index holds the vectors
         self._index = index
         self._generation = generation
         if not ctx.read_only:

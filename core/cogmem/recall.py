@@ -264,10 +264,11 @@ def candidates(
 ) -> list[Candidate]:
     """The dense and lexical lists under one filter, each up to ``k_dense``/``k_sparse``.
 
-    Chroma is asked for ids and distances only (records come from the namespace's index),
-    unfiltered (a filtered vector query is a scan there), and filtered here; when the filter
-    leaves fewer than ``k_dense``, four times as many are asked for, and only if that is still
-    short does Chroma run the filtered query. Held adds are scanned exactly beside it.
+    Chroma is asked for ids, distances and embeddings only (records come from the namespace's
+    index), unfiltered (a filtered vector query is a scan there), and filtered here; when the
+    filter leaves fewer than ``k_dense``, four times as many are asked for, and only if that is
+    still short does Chroma run the filtered query. Held adds are scanned exactly beside it.
+    Chroma's first query runs on a thread of its own while BM25 matches the words.
     """
     records = namespace.records
     size = len(records)
@@ -283,19 +284,14 @@ def candidates(
             kept[memory_id] = record if record is not None and query.allowed(record) else None
 
     dense: list[tuple[str, float]] = []
-    if query.mode in ("dense", "hybrid"):
-        want = min(size, config.k_dense)
-        for n in (want, min(size, 4 * want)):
-            nearest = namespace.nearest(query.vector[None, :], n)[0]
-            admit(i for i, _ in nearest)
-            dense = [(i, c) for i, c in nearest if kept[i]]
-            if len(dense) >= want or len(nearest) == size:
-                break
-        if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
-            dense = namespace.nearest_where(query.vector, want, query.where)
-            admit(i for i, _ in dense)
-            dense = [(i, c) for i, c in dense if kept[i]]
-        dense = dense[:want]
+    seen: dict[str, FloatArray] = {}  # vectors Chroma's query returned
+    want = min(size, config.k_dense)
+    # Chroma's query (if it answers) runs beside the BM25 match.
+    soon = (
+        namespace.nearest_soon(query.vector[None, :], want, found_vectors=seen)
+        if query.mode in ("dense", "hybrid")
+        else None
+    )
     tokens = namespace.tokens(query.text)
     lexical: list[tuple[str, float]] = []
     if query.mode in ("lexical", "hybrid"):
@@ -305,13 +301,30 @@ def candidates(
             if len(lexical) >= config.k_sparse:
                 break
         lexical = lexical[: config.k_sparse]
+    if soon is not None:
+        nearest = soon()[0]
+        for wider in (False, True):
+            if wider:
+                wide = min(size, 4 * want)
+                nearest = namespace.nearest(query.vector[None, :], wide, found_vectors=seen)[0]
+            admit(i for i, _ in nearest)
+            dense = [(i, c) for i, c in nearest if kept[i]]
+            if len(dense) >= want or len(nearest) == size:
+                break
+        if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
+            dense = namespace.nearest_where(query.vector, want, query.where)
+            admit(i for i, _ in dense)
+            dense = [(i, c) for i, c in dense if kept[i]]
+        dense = dense[:want]
     cosine = dict(dense)
     keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
     # Vectors are read only where they are used: the cosine of a lexical-only hit, and the
     # similarity between versions when facts are among the candidates.
     chosen = {i: kept.get(i) or records[i] for i in keep}
     facts = any(r.memory_type in ("semantic", "core") for r in chosen.values())
-    vectors = namespace.vectors(keep if facts else [i for i in keep if i not in cosine])
+    need = keep if facts else [i for i in keep if i not in cosine]
+    vectors = {i: seen[i] for i in need if i in seen}
+    vectors.update(namespace.vectors([i for i in need if i not in vectors]))
     dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
     lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
     bm25 = dict(lexical)

@@ -527,12 +527,22 @@ class ChromaStore:
         return self.nearest_many(np.atleast_2d(vector), k, where)[0]
 
     def nearest_many(
-        self, vectors: FloatArray, k: int, where: Where | None = None
+        self,
+        vectors: FloatArray,
+        k: int,
+        where: Where | None = None,
+        *,
+        found: dict[str, FloatArray] | None = None,
     ) -> list[list[tuple[str, float]]]:
-        """For each row of ``vectors``, :meth:`nearest` (one Chroma query for all rows)."""
+        """For each row of ``vectors``, :meth:`nearest` (one Chroma query for all rows); the
+        embeddings of the memories found put in ``found`` when given (read in the same call)."""
+        include = ["distances", "embeddings"] if found is not None else ["distances"]
         got = self._call(
-            "query", query_embeddings=vectors, n_results=k, where=where, include=["distances"]
+            "query", query_embeddings=vectors, n_results=k, where=where, include=include
         )
+        if found is not None:
+            for ids, matrix in zip(got["ids"], got["embeddings"], strict=True):
+                found.update(zip(ids, np.asarray(matrix, dtype=np.float32)))
         return [
             [(i, 1.0 - float(d)) for i, d in zip(ids, distances)]
             for ids, distances in zip(got["ids"], got["distances"], strict=True)
