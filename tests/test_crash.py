@@ -115,9 +115,10 @@ def child(path: str, start: int, count: int, kill_point: str) -> None:
     elif kill_point == "mid-save":
         real_save = BM25Index.save
 
-        def save(self: Any, target: Any) -> None:
-            real_save(self, target)  # the BM25 file is new, the records file still old
+        def save(self: Any, target: Any, **kwargs: Any) -> bool:
+            real_save(self, target, **kwargs)  # the BM25 file is new, the records file old
             die()
+            return False
 
         BM25Index.save = save  # type: ignore[method-assign]
 

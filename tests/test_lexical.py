@@ -607,6 +607,36 @@ def test_a_file_of_format_2_is_still_read(tmp_path: Path) -> None:
     ]
 
 
+def test_ids_held_by_the_owner_are_left_out_and_taken_back(tmp_path: Path) -> None:
+    """A namespace's records hold the BM25 index's ids in its order: the file leaves them out
+    and takes them back from the map it is given, never from a map of other ids."""
+    from cogmem.idmap import IdMap
+
+    docs = _corpus(60, seed=8)
+    index = BM25Index()
+    index.add_many(docs.items())
+    for i in range(0, 60, 7):
+        index.remove(f"doc{i}")
+        del docs[f"doc{i}"]
+    path = tmp_path / "bm25.npz"
+    assert not index.save(path, ids_held=IdMap(sorted(docs, reverse=True)))  # another order
+    with np.load(path) as data:
+        assert "id_blob" in data.files
+    held = IdMap(docs)  # the live ids in the index's order
+    assert index.save(path, ids_held=held)
+    with np.load(path) as data:
+        assert "id_count" in data.files and not any(n.startswith("id_b") for n in data.files)
+    loaded = BM25Index.load(path, ids_held=held)
+    assert loaded.ids() == set(docs) and loaded.fingerprint() == index.fingerprint()
+    assert [loaded.search(q) for q in QUERIES] == [index.search(q) for q in QUERIES]
+    loaded.add("fresh", ["w3"])  # its map is its own
+    assert "fresh" not in held and len(held) == len(docs)
+    with pytest.raises(StoreError, match="held elsewhere"):
+        BM25Index.load(path)
+    with pytest.raises(StoreError, match="not as many"):
+        BM25Index.load(path, ids_held=IdMap(list(docs)[:-1]))
+
+
 def test_save_empty_index_and_overwrite(tmp_path: Path) -> None:
     path = tmp_path / "bm25.npz"
     BM25Index().save(path)

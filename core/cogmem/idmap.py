@@ -194,6 +194,19 @@ class IdMap:
             return True
         return all(key in other for key in self.keys())
 
+    def same_rows(self, other: IdMap) -> bool:
+        """Whether both hold the same ids in the same rows, with no holes (O(n) bytes)."""
+        return (
+            self._live == len(self._ends) == other._live == len(other._ends)
+            and self._ends == other._ends
+            and self._buf == other._buf
+        )
+
+    def copy(self) -> IdMap:
+        """A map of the same live ids, renumbered 0, 1, 2... in row order (this map's own,
+        without holes, as it is), that changes apart from this one."""
+        return self.compacted(np.flatnonzero(np.frombuffer(self._gone, np.uint8) == 0))
+
     # ------------------------------------------------------------------ reads
     def __len__(self) -> int:
         """Live ids (holes excluded)."""

@@ -416,10 +416,11 @@ class NamespaceIndex:
         mostly dead)."""
         folder.mkdir(parents=True, exist_ok=True)
         bm25_path = folder / f"{stem}.bm25.npz"
-        self.bm25.save(bm25_path)
         if self.records.holes():
             remap = self.records.compact()
             self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
+        # The records hold the BM25 index's ids in its order: its file leaves them out.
+        self.bm25.save(bm25_path, ids_held=self.records.id_map)
         file = self._vectors
         kept = file is not None and file.path is not None and file.path.parent == folder
         replaced: VectorFile | None = None
@@ -521,7 +522,7 @@ class NamespaceIndex:
             raise
         except Exception as exc:  # pickle raises many types on a damaged file
             raise StoreError(f"{path}: unreadable ({exc})") from exc
-        bm25 = BM25Index.load(io.BytesIO(bm25_raw), name=str(bm25_path))
+        bm25 = BM25Index.load(io.BytesIO(bm25_raw), name=str(bm25_path), ids_held=records.id_map)
         if not records.id_map.same_ids(bm25.id_map):
             raise StoreError(f"{path}: records and BM25 index hold different memories")
         home = (folder, stem) if keep_vectors else None

@@ -34,9 +34,10 @@ from .postings import (
 
 __all__ = ["INDEX_FORMAT_VERSION", "Persistence"]
 
-INDEX_FORMAT_VERSION = 3
+INDEX_FORMAT_VERSION = 4
 """Version of the file format written by :meth:`BM25Index.save` (3: ids and terms as packed
-:class:`~cogmem.idmap.IdMap` arrays with their hashes; version 2 files are still read)."""
+:class:`~cogmem.idmap.IdMap` arrays with their hashes; 4: the ids may be left out, held by
+the owner's records; versions 2 and 3 are still read)."""
 
 _MAGIC = b"cogmem-bm25"
 
@@ -63,22 +64,37 @@ class Persistence:
 
         def _install(self, state: Compacted) -> None: ...
 
-    def save(self, path: str | os.PathLike[str]) -> None:
+    def save(self, path: str | os.PathLike[str], *, ids_held: IdMap | None = None) -> bool:
         """Write the index to ``path`` atomically (temp file in the same directory, then rename).
 
         Compacts the index first. The file is an uncompressed ``.npz`` holding the format
         version, ``k1``/``b``/``epsilon``, ids, vocabulary and postings.
+
+        Args:
+            path: The file.
+            ids_held: A map its owner saves too. When it holds this index's ids in its
+                slots' order, the file leaves them out (:meth:`load` then takes them from
+                that map again): a namespace's records hold the same ids in the same order.
+
+        Returns:
+            Whether the ids were left out.
 
         Raises:
             OSError: The file cannot be written (the old file, if any, is left intact).
         """
         target = Path(path)
         rows, ptr = self._compact()
+        elsewhere = ids_held is not None and ids_held.same_rows(self._ids)
+        ids = (
+            {"id_count": np.array([len(self._ids)], dtype=np.int64)}
+            if elsewhere
+            else _packed_arrays("id", self._ids)
+        )
         arrays: dict[str, npt.NDArray[Any]] = {
             "magic": np.frombuffer(_MAGIC, dtype=np.uint8),
             "version": np.array([INDEX_FORMAT_VERSION], dtype=np.int64),
             "params": np.array([self._k1, self._b, self._epsilon], dtype=np.float64),
-            **_packed_arrays("id", self._ids),
+            **ids,
             "doc_len": self._dl[: self._nslots],
             **_packed_arrays("term", self._vocab),
             "ptr": ptr,
@@ -104,6 +120,7 @@ class Persistence:
                     os.fsync(dir_fd)
                 finally:
                     os.close(dir_fd)
+        return elsewhere
 
     def _saved_rows(self, rows: Rows, ptr: I64) -> I32:
         """The compacted ``rows`` as the file holds them: ``(slot, tf)`` pairs of ``int32``."""
@@ -117,12 +134,19 @@ class Persistence:
         return out
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str] | IO[bytes], name: str | None = None) -> Self:
+    def load(
+        cls,
+        path: str | os.PathLike[str] | IO[bytes],
+        name: str | None = None,
+        *,
+        ids_held: IdMap | None = None,
+    ) -> Self:
         """Read an index written by :meth:`save` (from a path, or a binary file object).
 
         Args:
             path: The file, or its bytes as a file object.
             name: How messages name it (default: the path).
+            ids_held: The map that held its ids when :meth:`save` left them out (copied).
 
         Raises:
             StoreError: The file is missing, unreadable, corrupted, or of another format
@@ -135,12 +159,12 @@ class Persistence:
         except Exception as exc:  # any failure to read means: rebuild
             raise StoreError(f"cannot read BM25 index {shown}: {exc}") from exc
         try:
-            return cls._from_arrays(arrays)
+            return cls._from_arrays(arrays, ids_held)
         except Exception as exc:  # CogmemError from the parameters included
             raise StoreError(f"invalid BM25 index {shown}: {exc}") from exc
 
     @classmethod
-    def _from_arrays(cls, arrays: dict[str, npt.NDArray[Any]]) -> Self:
+    def _from_arrays(cls, arrays: dict[str, npt.NDArray[Any]], ids_held: IdMap | None) -> Self:
         def get(name: str, dtype: type[np.generic], ndim: int) -> npt.NDArray[Any]:
             array = arrays[name]
             if array.dtype != np.dtype(dtype) or array.ndim != ndim:
@@ -150,13 +174,22 @@ class Persistence:
         if get("magic", np.uint8, 1).tobytes() != _MAGIC:
             raise ValueError("not a cogmem BM25 index")
         version = get("version", np.int64, 1)
-        if version.shape != (1,) or int(version[0]) not in (2, INDEX_FORMAT_VERSION):
+        if version.shape != (1,) or int(version[0]) not in (2, 3, INDEX_FORMAT_VERSION):
             raise ValueError(f"format version {version.tolist()}, expected {INDEX_FORMAT_VERSION}")
         params = get("params", np.float64, 1)
         if params.shape != (3,):
             raise ValueError("params must hold k1, b, epsilon")
         index = cls(*params.tolist())
-        ids, vocab = (_read_ids(get, name, int(version[0])) for name in ("id", "term"))
+        form = int(version[0])
+        vocab = _read_ids(get, "term", form)
+        if "id_count" not in arrays:
+            ids = _read_ids(get, "id", form)
+        elif ids_held is None:
+            raise ValueError("its ids are held elsewhere, and none were given")
+        elif get("id_count", np.int64, 1).tolist() != [len(ids_held)]:
+            raise ValueError("the ids given are not as many as it was saved with")
+        else:
+            ids = ids_held.copy()
         dl = get("doc_len", np.int32, 1)
         ptr = get("ptr", np.int64, 1)
         rows = get("postings", np.int32, 2)
