@@ -48,6 +48,31 @@ def test_metadata_round_trip_is_exact() -> None:
     assert from_chroma("m2", "t", to_metadata(sparse)) == sparse
 
 
+def test_fields_at_their_usual_values_are_left_out_of_the_packed_string() -> None:
+    """Chroma stores the packed string twice (its row and its string index): a field that
+    holds its usual value is left out, read back as that value; version 1 strings, which
+    wrote every field, are still read."""
+    import json
+
+    sparse = MemoryRecord(id="m2", text="t", created_at=NOW)
+    packed = json.loads(to_metadata(sparse)[PACKED_KEY])
+    assert set(packed) == {"v", "c", "stab"}
+    full = json.loads(to_metadata(FULL)[PACKED_KEY])
+    assert {"ns", "imp", "conf", "acc"} <= set(full)
+    older = to_metadata(sparse)
+    older[PACKED_KEY] = json.dumps(
+        {**packed, "v": 1, "ns": "default", "imp": 0.5, "conf": 0.8, "acc": 0}
+    )
+    assert from_chroma("m2", "t", older) == sparse
+    for field in ("imp", "stab"):  # a version 1 string lacking a field is not cogmem's
+        broken = dict(older)
+        broken[PACKED_KEY] = json.dumps(
+            {k: v for k, v in json.loads(older[PACKED_KEY]).items() if k != field}
+        )
+        with pytest.raises(StoreError, match="cannot read"):
+            from_chroma("m2", "t", broken)
+
+
 def test_writer_token_is_packed_and_old_stores_still_read() -> None:
     meta = to_metadata(FULL, seq=7, stamp=11, writer="abc")
     assert WRITER_KEY not in meta and meta["w"] == 11  # one Chroma row fewer per record

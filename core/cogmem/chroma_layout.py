@@ -56,7 +56,11 @@ WRITER_KEY = "wb"  # the token of the ChromaStore that wrote the record last (pa
 # collection only when one changed.
 WRITTEN_KEY = "cogmem_written"
 DELETED_KEY = "cogmem_deleted"
-_PACK_VERSION = 1
+_PACK_VERSION = 2
+# Version 2 leaves out a field that holds its value here (most memories keep these): fewer
+# bytes in the packed string, which Chroma stores twice (its row and its string index).
+# Version 1 wrote every field, and is still read.
+_PACK_DEFAULTS: dict[str, Any] = {"ns": "default", "imp": 0.5, "conf": 0.8, "acc": 0}
 
 
 def _ts(value: datetime) -> float:
@@ -99,13 +103,16 @@ def to_metadata(
     _check_values(memory)
     packed: dict[str, Any] = {
         "v": _PACK_VERSION,
-        "c": _ts(memory.created_at),  # exact here: Chroma may round its float keys
+        "c": _ts(memory.created_at),  # exact here: Chroma rounds the last bit of float keys
+        "stab": float(memory.stability),
+    }
+    fields = {
         "ns": memory.namespace,
         "imp": float(memory.importance),
         "conf": float(memory.confidence),
-        "stab": float(memory.stability),
         "acc": int(memory.access_count),
     }
+    packed.update((k, v) for k, v in fields.items() if v != _PACK_DEFAULTS[k])
     if memory.last_accessed_at is not None:
         packed["last"] = _ts(memory.last_accessed_at)
     if memory.session_ids:
@@ -169,8 +176,10 @@ def from_chroma(memory_id: str, document: str, meta: Mapping[str, Any]) -> Memor
     """
     try:
         packed = json.loads(meta[PACKED_KEY])
-        if not isinstance(packed, dict) or packed.get("v") != _PACK_VERSION:
+        if not isinstance(packed, dict) or packed.get("v") not in (1, _PACK_VERSION):
             raise ValueError(f"unknown {PACKED_KEY!r} format")
+        if packed["v"] == _PACK_VERSION:
+            packed = _PACK_DEFAULTS | packed
         last = packed.get("last")
         links_at = packed.get("links_at")
         expires = packed.get("exp")
