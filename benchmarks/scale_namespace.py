@@ -7,9 +7,10 @@ both see the same machine load), from the same texts and vectors:
 * **cogmem**: ``CognitiveMemory(path=...)``, ``add_many`` of 10,000 at a time with
   ``dedup_threshold=None`` (a bulk import: nothing is compared or read), each memory
   ``semantic`` (a fact: a search reads the versions among its best candidates);
-* **bare**: ``chromadb.PersistentClient``, one collection (cosine) holding the ids, texts and
-  vectors, and a bm25s index of the texts (English stop words) saved beside it: the hybrid a
-  user would write by hand, without decay, versions or explanations.
+* **bare**: ``chromadb.PersistentClient``, one collection (cosine) holding the same ids (the
+  ones cogmem generated), texts and vectors, and a bm25s index of the texts (English stop
+  words) saved beside it: the hybrid a user would write by hand, without decay, versions or
+  explanations.
 
 Then child processes, taking turns, ``--rounds`` each (every one a fresh process), measure for
 each system:
@@ -58,6 +59,7 @@ for _p in (str(_ROOT / "core"), str(_ROOT)):
         sys.path.insert(0, _p)
 
 DIM = 384
+BARE_IDS = "bare-ids.txt"
 BATCH = 10_000
 WORDS_PER_TEXT = 12
 VOCABULARY = 50_000
@@ -116,19 +118,22 @@ def build(root: Path, size: int) -> dict[str, Any]:
     client = chromadb.PersistentClient(path=str(root / "bare"))
     bare = client.create_collection("bare", metadata={"hnsw:space": "cosine"})
     every: list[str] = []
+    every_id: list[str] = []
     for start in range(0, size, BATCH):
         batch = texts(start, min(BATCH, size - start))
         every += batch
         began = time.perf_counter()
-        mem.add_many(
+        ids = mem.add_many(
             [{"text": t, "memory_type": "semantic"} for t in batch], now=NOW, progress=False
         )
         seconds["cogmem"] += time.perf_counter() - began
+        every_id += ids
         began = time.perf_counter()
         for at in range(0, len(batch), 5000):  # Chroma's largest add
             part = batch[at : at + 5000]
-            ids = [f"m{start + at + i}" for i in range(len(part))]
-            bare.add(ids=ids, documents=part, embeddings=embedder.embed_documents(part))
+            bare.add(
+                ids=ids[at : at + 5000], documents=part, embeddings=embedder.embed_documents(part)
+            )
         seconds["bare"] += time.perf_counter() - began
         log(f"built {start + len(batch):,} of {size:,}")
     began = time.perf_counter()
@@ -138,6 +143,9 @@ def build(root: Path, size: int) -> dict[str, Any]:
     index = bm25s.BM25()
     index.index(bm25s.tokenize(every, stopwords="en", show_progress=False), show_progress=False)
     index.save(str(root / "bare" / "bm25s"), show_progress=False)
+    # bm25s numbers its documents; their ids, in that order, are kept outside the folder
+    # measured (a user would keep them somewhere: not counted against bare).
+    (root / BARE_IDS).write_text("\n".join(every_id), encoding="utf-8")
     del bare, client
     seconds["bare"] += time.perf_counter() - began
     return {s: round(v, 1) for s, v in seconds.items()}
@@ -177,6 +185,7 @@ def _searcher(system: str, folder: Path) -> tuple[Callable[[str], list[str]], An
     client = chromadb.PersistentClient(path=str(folder))
     collection = client.get_collection("bare")
     index = bm25s.BM25.load(str(folder / "bm25s"), mmap=True, show_progress=False)
+    numbered = (folder.parent / BARE_IDS).read_text(encoding="utf-8").split("\n")
 
     def hybrid(query: str) -> list[str]:
         dense = collection.query(
@@ -185,7 +194,7 @@ def _searcher(system: str, folder: Path) -> tuple[Callable[[str], list[str]], An
         words = [w for w in query.split() if w in index.vocab_dict]
         found = index.retrieve([words], k=10, show_progress=False)[0][0].tolist() if words else []
         fused: dict[str, float] = {}
-        for ranked in (dense, [f"m{i}" for i in found]):
+        for ranked in (dense, [numbered[i] for i in found]):
             for rank, memory_id in enumerate(ranked):
                 fused[memory_id] = fused.get(memory_id, 0.0) + 1 / (60 + rank + 1)
         return sorted(fused, key=lambda i: -fused[i])[:10]
@@ -270,7 +279,7 @@ def growth(sizes: Sequence[int], values: Sequence[float | None]) -> float | None
 def run_size(size: int, rounds: int, count: int, keep: Path | None) -> dict[str, Any]:
     root = keep / f"n{size}" if keep else Path(tempfile.mkdtemp(prefix="cogmem-scale-ns-"))
     try:
-        if not (root / "bare" / "bm25s").exists():
+        if not (root / BARE_IDS).exists():
             build_seconds: dict[str, Any] = build(root, size)
         else:
             build_seconds = {"reused": str(root)}
