@@ -583,6 +583,25 @@ def test_save_load_round_trip(tmp_path: Path) -> None:
     check_against_reference(loaded, docs, [*queries, ["brand-new-term"]])
 
 
+def test_an_index_only_added_to_is_saved_without_compacting_and_reads_the_same(
+    tmp_path: Path,
+) -> None:
+    """With nothing removed, a save only merges the appended postings into the base: what is
+    saved and read back scores as the index did, and the index keeps working after it."""
+    docs = _corpus(120, seed=9)
+    index = BM25Index()
+    path = tmp_path / "bm25.npz"
+    items = list(docs.items())
+    for part in (items[:50], items[50:90], items[90:]):  # appended postings in between
+        index.add_many(part)
+        index.save(path)
+        loaded = BM25Index.load(path)
+        assert loaded.fingerprint() == index.fingerprint()
+        assert [loaded.search(q) for q in QUERIES] == [index.search(q) for q in QUERIES]
+    check_against_reference(index, docs, QUERIES)
+    check_against_reference(loaded, docs, QUERIES)
+
+
 def test_a_file_of_format_2_is_still_read(tmp_path: Path) -> None:
     # Format 2 (before ids were packed with their hash table) held ids and terms as strings
     # with their lengths in characters.

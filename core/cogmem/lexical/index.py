@@ -494,8 +494,10 @@ class BM25Index(Scoring, Persistence):
         alive = self._alive[:slots]
         terms = len(self._vocab)
         self._merge_tail()
-        plen = np.diff(self._bptr)
         live_terms = self._df[:terms] > 0
+        if alive.all() and live_terms.all():  # nothing removed: the merged base is compact
+            return self._base, self._bptr
+        plen = np.diff(self._bptr)
 
         slot_map = np.cumsum(alive, dtype=np.int64) - 1
         term_map = np.cumsum(live_terms, dtype=np.int64) - 1
