@@ -5,6 +5,7 @@ The index is checked against ``rank_bm25.BM25Okapi`` rebuilt from scratch on the
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import pickle
@@ -365,8 +366,7 @@ def test_term_frequencies_past_a_byte_stay_exact(tmp_path: Path) -> None:
     index.save(tmp_path / "big.npz")
     loaded = BM25Index.load(tmp_path / "big.npz")
     check_against_reference(loaded, docs, QUERIES)
-    with np.load(tmp_path / "big.npz") as data:
-        assert int(data["postings"][:, 1].max()) == 261  # the file holds the exact tf
+    assert int(_arrays(tmp_path / "big.npz")["postings"][:, 1].max()) == 261  # the exact tf
 
 
 def test_automatic_compaction_after_many_removals() -> None:
@@ -556,6 +556,30 @@ def test_argument_validation() -> None:
 # Persistence
 
 
+def _arrays(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of a saved BM25 file (compressed behind its head, or a plain .npz)."""
+    from cogmem.compression import decompress
+    from cogmem.lexical.persistence import _HEAD, _ZMAGIC
+
+    raw = path.read_bytes()
+    if raw.startswith(_ZMAGIC):
+        raw = decompress(raw[_HEAD.size :])
+    with np.load(io.BytesIO(raw)) as data:
+        return {name: data[name] for name in data.files}
+
+
+def _write(path: Path, arrays: dict[str, np.ndarray], *, compressed: bool = True) -> None:
+    """Write ``arrays`` as a BM25 file (as :meth:`BM25Index.save` frames them, or plain)."""
+    from cogmem.compression import compress
+    from cogmem.lexical.persistence import _HEAD, _ZMAGIC
+
+    plain = io.BytesIO()
+    np.savez(plain, **arrays)
+    body = plain.getvalue()
+    count = len(arrays["doc_len"]) if "doc_len" in arrays else 0
+    path.write_bytes(_HEAD.pack(_ZMAGIC, count) + compress(body) if compressed else body)
+
+
 def test_save_load_round_trip(tmp_path: Path) -> None:
     docs = _corpus(150, seed=4)
     index = BM25Index(k1=1.2, b=0.5, epsilon=0.1)
@@ -610,15 +634,13 @@ def test_a_file_of_format_2_is_still_read(tmp_path: Path) -> None:
     index.add_many(docs.items())
     path = tmp_path / "bm25.npz"
     index.save(path)
-    with np.load(path) as data:
-        arrays = {n: data[n] for n in data.files if not n.startswith(("id_", "term_"))}
+    arrays = {n: a for n, a in _arrays(path).items() if not n.startswith(("id_", "term_"))}
     for prefix, strings in (("id", list(docs)), ("term", ["héllo", "w1", "w2"])):
         arrays[f"{prefix}_blob"] = np.frombuffer("".join(strings).encode(), dtype=np.uint8)
         arrays[f"{prefix}_lengths"] = np.array([len(t) for t in strings], dtype=np.int64)
     arrays["id_xor"] = np.array([index.fingerprint()[1]], dtype=np.uint64)
     arrays["version"] = np.array([2], dtype=np.int64)
-    with open(path, "wb") as fh:
-        np.savez(fh, **arrays)
+    _write(path, arrays, compressed=False)  # as format 2 was written
     loaded = BM25Index.load(path)
     assert loaded.ids() == set(docs) and loaded.fingerprint() == index.fingerprint()
     assert [loaded.search(q) for q in (["héllo"], ["w2"])] == [
@@ -639,12 +661,10 @@ def test_ids_held_by_the_owner_are_left_out_and_taken_back(tmp_path: Path) -> No
         del docs[f"doc{i}"]
     path = tmp_path / "bm25.npz"
     assert not index.save(path, ids_held=IdMap(sorted(docs, reverse=True)))  # another order
-    with np.load(path) as data:
-        assert "id_blob" in data.files
+    assert "id_blob" in _arrays(path)
     held = IdMap(docs)  # the live ids in the index's order
     assert index.save(path, ids_held=held)
-    with np.load(path) as data:
-        assert "id_count" in data.files and not any(n.startswith("id_b") for n in data.files)
+    assert "id_count" in _arrays(path) and not any(n.startswith("id_b") for n in _arrays(path))
     loaded = BM25Index.load(path, ids_held=held)
     assert loaded.ids() == set(docs) and loaded.fingerprint() == index.fingerprint()
     assert [loaded.search(q) for q in QUERIES] == [index.search(q) for q in QUERIES]
@@ -668,11 +688,7 @@ def test_save_empty_index_and_overwrite(tmp_path: Path) -> None:
 
 
 def _rewrite(path: Path, **changes: np.ndarray) -> None:
-    with np.load(path) as data:
-        arrays = {name: data[name] for name in data.files}
-    arrays.update(changes)
-    with open(path, "wb") as fh:
-        np.savez(fh, **arrays)
+    _write(path, {**_arrays(path), **changes})
 
 
 @pytest.fixture()
@@ -702,6 +718,16 @@ def test_truncated_file_raises_store_error(saved: Path) -> None:
 
 def test_flipped_bytes_raise_store_error(saved: Path) -> None:
     data = bytearray(saved.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # inside the compressed arrays
+    saved.write_bytes(bytes(data))
+    with pytest.raises(StoreError):
+        BM25Index.load(saved)
+
+
+def test_flipped_bytes_of_an_uncompressed_file_raise_store_error(saved: Path) -> None:
+    """A file written before compression (a plain .npz) is checked array by array."""
+    _write(saved, _arrays(saved), compressed=False)
+    data = bytearray(saved.read_bytes())
     with zipfile.ZipFile(saved) as archive:
         info = archive.getinfo("postings.npy")
     middle = info.header_offset + 200 + info.compress_size // 2  # inside the postings data
@@ -709,6 +735,14 @@ def test_flipped_bytes_raise_store_error(saved: Path) -> None:
     saved.write_bytes(bytes(data))
     with pytest.raises(StoreError):
         BM25Index.load(saved)
+
+
+def test_the_head_says_how_many_documents_without_reading_the_rest(saved: Path) -> None:
+    assert BM25Index.saved_count(saved) == 50
+    _write(saved, _arrays(saved), compressed=False)
+    assert BM25Index.saved_count(saved) == 50  # an uncompressed file: from its arrays
+    saved.write_bytes(b"garbage")
+    assert BM25Index.saved_count(saved) == 0
 
 
 def test_wrong_version_raises_store_error(saved: Path) -> None:
@@ -744,9 +778,7 @@ def _fixed(**arrays: np.ndarray):  # type: ignore[no-untyped-def]
     ],
 )
 def test_inconsistent_arrays_raise_store_error(saved: Path, change) -> None:  # type: ignore[no-untyped-def]
-    with np.load(saved) as data:
-        changes = change({name: data[name] for name in data.files})
-    _rewrite(saved, **changes)
+    _rewrite(saved, **change(_arrays(saved)))
     with pytest.raises(StoreError):
         BM25Index.load(saved)
 

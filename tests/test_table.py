@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pickle
 import random
+import zlib
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -227,18 +229,42 @@ def test_many_removes_compact_and_save_load_keeps_everything(tmp_path: Path) -> 
     assert loaded.bm25.score(["turn"], ["e101"]) == index.bm25.score(["turn"], ["e101"])
 
 
+def _saved_payload(tmp_path: Path) -> tuple[NamespaceIndex, dict[str, Any]]:
+    """An index saved (format 7: its pickle compressed), and the payload it saved."""
+    from cogmem.compression import decompress
+
+    index = _index()
+    index.add([_episode(i, i) for i in range(50)], list(range(50)))
+    index.save(tmp_path, "ns", generation=7)
+    raw = (tmp_path / "ns.records.pkl").read_bytes()
+    assert raw.startswith(b"cogmem-records\x00\x07")  # then a check, the BM25 file's check
+    bm25 = (tmp_path / "ns.bm25.npz").read_bytes()
+    assert raw[20:24] == zlib.crc32(bm25).to_bytes(4, "big")
+    return index, pickle.loads(decompress(raw[24:]))
+
+
+def test_an_index_saved_uncompressed_is_still_read(tmp_path: Path) -> None:
+    # Format 6 held the records' pickle as it is; format 7 compresses it.
+    index, payload = _saved_payload(tmp_path)
+    payload["format"] = 6
+    payload["bm25_digest"] = zlib.crc32((tmp_path / "ns.bm25.npz").read_bytes()).to_bytes(4, "big")
+    body = pickle.dumps(payload)
+    path = tmp_path / "ns.records.pkl"
+    path.write_bytes(b"cogmem-records\x00\x06" + zlib.crc32(body).to_bytes(4, "big") + body)
+    loaded, generation = NamespaceIndex.load(tmp_path, "ns", Tokenizer())
+    assert generation == 7 and dict(loaded.records) == dict(index.records)
+    path.write_bytes(b"cogmem-records\x00\x06" + zlib.crc32(body).to_bytes(4, "big") + body[1:])
+    with pytest.raises(StoreError, match="checksum"):
+        NamespaceIndex.load(tmp_path, "ns", Tokenizer())
+
+
 def test_an_index_saved_with_a_blake2b_digest_is_still_read(tmp_path: Path) -> None:
     # Format 5 checked the records and BM25 files with a 32-byte BLAKE2b digest; format 6
     # with CRC-32. A store saved by the older version opens without a rebuild.
     import hashlib
 
-    index = _index()
-    index.add([_episode(i, i) for i in range(50)], list(range(50)))
-    index.save(tmp_path, "ns", generation=7)
+    index, payload = _saved_payload(tmp_path)
     path = tmp_path / "ns.records.pkl"
-    raw = path.read_bytes()
-    assert raw.startswith(b"cogmem-records\x00\x06")
-    payload = pickle.loads(raw[len(b"cogmem-records\x00\x06") + 4 :])
 
     def blake(data: bytes) -> bytes:
         return hashlib.blake2b(data, digest_size=32).digest()

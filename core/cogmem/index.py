@@ -21,9 +21,9 @@ Chroma's ANN index for ids and distances and everything else from here.
   them, and its query returns the nearest ones' vectors with their distances.
 
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
-*generation* it reflects. Both files are verified before they are trusted: the records file
-opens with a BLAKE2b digest of its pickle and holds the digest of the BM25 file, and the
-records' values are range-checked (:meth:`RecordTable.from_state`); anything that does not
+*generation* it reflects, both compressed (:mod:`cogmem.compression`). Both files are
+verified before they are trusted: the records file opens with a CRC-32 of the rest, which
+holds the CRC-32 of the BM25 file, and the records' values are range-checked (:meth:`RecordTable.from_state`); anything that does not
 check out is rebuilt from Chroma, so a damaged cache never reaches a search or, through a
 reinforcement, Chroma itself. cogmem bumps the generation kept in the Chroma collection's metadata
 before the first write after each save, so on open a saved index whose generation differs from
@@ -54,6 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from .aside import run_aside
+from .compression import compress, decompress
 from .errors import StoreError
 from .lexical import BM25Index, Tokenizer
 from .listing import matching
@@ -65,25 +67,28 @@ __all__ = ["NamespaceIndex"]
 
 log = logging.getLogger("cogmem")
 
-_FORMAT = 6
-# The records file: this, a CRC-32 of the pickle (4 bytes, big-endian), then the pickle. The
-# check finds damage, not tampering: CRC-32 reads 2.9 GB/s here against BLAKE2b's 0.9, and
-# the two files of a million memories (~400 MB) are checked on every open and written on
-# every save. Format 5 (a 32-byte BLAKE2b digest) is still read.
-_RECORDS_MAGIC = b"cogmem-records\x00\x06"
+_FORMAT = 7
+# The records file: this, a CRC-32 (4 bytes, big-endian) of what follows, the CRC-32 of the
+# BM25 file, then the pickle compressed (cogmem.compression). The check finds damage, not
+# tampering: CRC-32 reads 2.9 GB/s here against BLAKE2b's 0.9, and the two files of a
+# million memories are checked on every open and written on every save. Formats 6 (the BM25
+# file's check in the pickle, uncompressed) and 5 (that, with 32-byte BLAKE2b digests) are
+# still read.
+_RECORDS_MAGIC = b"cogmem-records\x00\x07"
 
 
-def _crc32(data: bytes) -> bytes:
+def _crc32(data: bytes | memoryview) -> bytes:
     return zlib.crc32(data).to_bytes(4, "big")
 
 
-def _blake2b(data: bytes) -> bytes:
+def _blake2b(data: bytes | memoryview) -> bytes:
     return hashlib.blake2b(data, digest_size=32).digest()
 
 
 # magic -> (the payload's format, the check's size in bytes, the check)
-_DIGESTS: dict[bytes, tuple[int, int, Callable[[bytes], bytes]]] = {
+_DIGESTS: dict[bytes, tuple[int, int, Callable[[bytes | memoryview], bytes]]] = {
     _RECORDS_MAGIC: (_FORMAT, 4, _crc32),
+    b"cogmem-records\x00\x06": (6, 4, _crc32),
     b"cogmem-records\x00\x05": (5, 32, _blake2b),
 }
 # A vector file is rewritten on save when it holds more dead slots than this, and than a
@@ -419,8 +424,6 @@ class NamespaceIndex:
         if self.records.holes():
             remap = self.records.compact()
             self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
-        # The records hold the BM25 index's ids in its order: its file leaves them out.
-        self.bm25.save(bm25_path, ids_held=self.records.id_map)
         file = self._vectors
         kept = file is not None and file.path is not None and file.path.parent == folder
         replaced: VectorFile | None = None
@@ -434,7 +437,7 @@ class NamespaceIndex:
                 self.records.set_vector_slots(live.tolist(), moved)
                 replaced, file = file, fresh
                 self._vectors = fresh
-        state = self.records.to_state()
+        state = self.records.to_state()  # copies: the records may change once this returns
         if not kept:
             state["columns"]["vec"][:] = -1
         payload = {
@@ -444,13 +447,21 @@ class NamespaceIndex:
             "tokenizer": _tokenizer_key(self.tokenizer),
             "records": state,
             "vectors": file.path.name if kept and file is not None and file.path else None,
-            "bm25_digest": _digest(bm25_path.read_bytes()),
         }
-        body = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        # The records are pickled and compressed on a thread while the BM25 file is written
+        # (Zstandard releases the GIL); the BM25 file's check goes beside the pickle.
+        packed = run_aside(lambda: compress(pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)))
+        try:
+            # The records hold the BM25 index's ids in its order: its file leaves them out.
+            self.bm25.save(bm25_path, ids_held=self.records.id_map)
+        finally:
+            body = packed()
+        checked = _digest(bm25_path.read_bytes()) + body
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(_RECORDS_MAGIC + _digest(body) + body)
+                fh.write(_RECORDS_MAGIC + _digest(checked))
+                fh.write(checked)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, folder / f"{stem}.records.pkl")
@@ -468,12 +479,8 @@ class NamespaceIndex:
     @staticmethod
     def saved_size(folder: Path, stem: str) -> int:
         """How many memories the saved index of ``stem`` holds, read from its BM25 file's
-        document lengths alone (unchecked: a hint, 0 when unreadable)."""
-        try:
-            with np.load(folder / f"{stem}.bm25.npz", allow_pickle=False) as data:
-                return int(data["doc_len"].shape[0])
-        except Exception:  # a hint only: load() says what is wrong
-            return 0
+        head alone (unchecked: a hint, 0 when unreadable)."""
+        return BM25Index.saved_count(folder / f"{stem}.bm25.npz")
 
     @classmethod
     def load(
@@ -503,11 +510,15 @@ class NamespaceIndex:
         if raw[:head] not in _DIGESTS:
             raise StoreError(f"{path}: unknown format")
         form, size, digest = _DIGESTS[raw[:head]]
-        body = raw[head + size :]
+        body = memoryview(raw)[head + size :]
         if raw[head : head + size] != digest(body):
             raise StoreError(f"{path}: its checksum does not match (the file is damaged)")
         try:
-            payload: dict[str, Any] = pickle.loads(body)
+            if form >= 7:  # the BM25 file's check, then the pickle compressed
+                payload: dict[str, Any] = pickle.loads(decompress(body[size:]))
+                payload["bm25_digest"] = bytes(body[:size])
+            else:
+                payload = pickle.loads(body)
             if payload.get("bm25_digest") != digest(bm25_raw):
                 raise StoreError(f"{bm25_path}: its checksum does not match the records'")
             if payload.get("format") != form:

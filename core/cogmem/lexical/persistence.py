@@ -1,5 +1,5 @@
-"""Saving and loading the BM25 index: an uncompressed ``.npz`` written atomically, every
-array checked on load.
+"""Saving and loading the BM25 index: a ``.npz`` compressed with Zstandard behind a small head,
+written atomically, every array checked on load.
 
 A mixin of :class:`~cogmem.lexical.index.BM25Index`. The file holds the format version,
 ``k1``/``b``/``epsilon``, the ids, the vocabulary and the compacted postings; anything that does
@@ -9,7 +9,9 @@ not check out raises :class:`~cogmem.errors.StoreError`, so the caller can rebui
 from __future__ import annotations
 
 import contextlib
+import io
 import os
+import struct
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self
 
+from cogmem.compression import compress, decompress
 from cogmem.errors import StoreError
 from cogmem.idmap import IdMap
 
@@ -40,6 +43,11 @@ INDEX_FORMAT_VERSION = 4
 the owner's records; versions 2 and 3 are still read)."""
 
 _MAGIC = b"cogmem-bm25"
+# A file written since format 4: this head (the magic, then the number of documents, so that
+# a caller can size the index without reading it), then the .npz compressed as one Zstandard
+# frame (cogmem.compression). Earlier files are the .npz itself, still read.
+_ZMAGIC = b"cogmem-bm25-zst\x00"
+_HEAD = struct.Struct("<16sQ")
 
 
 class Persistence:
@@ -67,8 +75,9 @@ class Persistence:
     def save(self, path: str | os.PathLike[str], *, ids_held: IdMap | None = None) -> bool:
         """Write the index to ``path`` atomically (temp file in the same directory, then rename).
 
-        Compacts the index first. The file is an uncompressed ``.npz`` holding the format
-        version, ``k1``/``b``/``epsilon``, ids, vocabulary and postings.
+        Compacts the index first. The file is a head (a magic and the number of documents)
+        and a ``.npz`` holding the format version, ``k1``/``b``/``epsilon``, ids, vocabulary
+        and postings, compressed (:mod:`cogmem.compression`).
 
         Args:
             path: The file.
@@ -102,10 +111,15 @@ class Persistence:
             "id_xor": np.array([self._xor], dtype=np.uint64),
         }
         directory = target.parent
+        plain = io.BytesIO()
+        np.savez(plain, allow_pickle=False, **arrays)
+        frame = compress(plain.getbuffer())
+        del plain
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, allow_pickle=False, **arrays)
+                fh.write(_HEAD.pack(_ZMAGIC, len(self._ids)))
+                fh.write(frame)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)
@@ -154,7 +168,14 @@ class Persistence:
         """
         shown = name if name is not None else repr(getattr(path, "name", path))
         try:
-            with np.load(path, allow_pickle=False) as data:
+            if isinstance(path, (str, os.PathLike)):
+                with open(path, "rb") as fh:
+                    raw = fh.read()
+            else:
+                raw = path.read()
+            if raw[: len(_ZMAGIC)] == _ZMAGIC:  # compressed (format 4 and later)
+                raw = decompress(memoryview(raw)[_HEAD.size :])
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
                 arrays = {name: data[name] for name in data.files}
         except Exception as exc:  # any failure to read means: rebuild
             raise StoreError(f"cannot read BM25 index {shown}: {exc}") from exc
@@ -162,6 +183,20 @@ class Persistence:
             return cls._from_arrays(arrays, ids_held)
         except Exception as exc:  # CogmemError from the parameters included
             raise StoreError(f"invalid BM25 index {shown}: {exc}") from exc
+
+    @staticmethod
+    def saved_count(path: str | os.PathLike[str]) -> int:
+        """How many documents the file at ``path`` holds, from its head alone (unchecked: a
+        hint; 0 when unreadable)."""
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(_HEAD.size)
+            if len(head) == _HEAD.size and head[: len(_ZMAGIC)] == _ZMAGIC:
+                return int(_HEAD.unpack(head)[1])
+            with np.load(path, allow_pickle=False) as data:  # an uncompressed file
+                return int(data["doc_len"].shape[0])
+        except Exception:  # a hint only: load() says what is wrong
+            return 0
 
     @classmethod
     def _from_arrays(cls, arrays: dict[str, npt.NDArray[Any]], ids_held: IdMap | None) -> Self:
