@@ -23,14 +23,15 @@ Chroma's ANN index for ids and distances and everything else from here.
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
 *generation* it reflects, both compressed (:mod:`cogmem.compression`). Both files are
 verified before they are trusted: the records file opens with a CRC-32 of the rest, which
-holds the CRC-32 of the BM25 file, and the records' values are range-checked (:meth:`RecordTable.from_state`); anything that does not
-check out is rebuilt from Chroma, so a damaged cache never reaches a search or, through a
-reinforcement, Chroma itself. cogmem bumps the generation kept in the Chroma collection's metadata
-before the first write after each save, so on open a saved index whose generation differs from
-Chroma's is known to be stale (another process wrote, or this one died between the two writes)
-and the records are read again from Chroma; BM25 and timeline are reconciled by id (text,
-creation time and seq never change for a stored memory). A store with a single writer keeps
-its vector file beside (``<stem>.<token>.vectors``, named in the saved records); elsewhere the
+holds the CRC-32 of the BM25 file, and the records' values are range-checked
+(:meth:`RecordTable.from_state`); anything that does not check out is rebuilt from Chroma,
+so a damaged cache never reaches a search or, through a reinforcement, Chroma itself. cogmem
+bumps the generation kept in the Chroma collection's metadata before the first write after
+each save, so on open a saved index whose generation differs from Chroma's is known to be
+stale (another process wrote, or this one died between the two writes) and the records are
+read again from Chroma; BM25 and timeline are reconciled by id (text, creation time and seq
+never change for a stored memory). A store with a single writer keeps its vector file beside
+(``<stem>.<token>.vectors``, named in the saved records); elsewhere the
 file is an anonymous temporary one, filled again as searches need vectors.
 """
 
