@@ -237,7 +237,8 @@ def _saved_payload(tmp_path: Path) -> tuple[NamespaceIndex, dict[str, Any]]:
     index.add([_episode(i, i) for i in range(50)], list(range(50)))
     index.save(tmp_path, "ns", generation=7)
     raw = (tmp_path / "ns.records.pkl").read_bytes()
-    assert raw.startswith(b"cogmem-records\x00\x07")  # then a check, the BM25 file's check
+    assert raw.startswith(b"cogmem-records\x00\x07")  # the frame's check, the BM25 file's
+    assert raw[16:20] == zlib.crc32(raw[24:]).to_bytes(4, "big")
     bm25 = (tmp_path / "ns.bm25.npz").read_bytes()
     assert raw[20:24] == zlib.crc32(bm25).to_bytes(4, "big")
     return index, pickle.loads(decompress(raw[24:]))

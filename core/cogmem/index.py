@@ -22,8 +22,8 @@ Chroma's ANN index for ids and distances and everything else from here.
 
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
 *generation* it reflects, both compressed (:mod:`cogmem.compression`). Both files are
-verified before they are trusted: the records file opens with a CRC-32 of the rest, which
-holds the CRC-32 of the BM25 file, and the records' values are range-checked
+verified before they are trusted: the records file opens with the CRC-32 of its compressed
+pickle and the CRC-32 of the BM25 file, and the records' values are range-checked
 (:meth:`RecordTable.from_state`); anything that does not check out is rebuilt from Chroma,
 so a damaged cache never reaches a search or, through a reinforcement, Chroma itself. cogmem
 bumps the generation kept in the Chroma collection's metadata before the first write after
@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from .aside import run_aside
-from .compression import compress, decompress
+from .compression import decompress, write_compressed
 from .errors import StoreError
 from .lexical import BM25Index, Tokenizer
 from .listing import matching
@@ -69,12 +69,12 @@ __all__ = ["NamespaceIndex"]
 log = logging.getLogger("cogmem")
 
 _FORMAT = 7
-# The records file: this, a CRC-32 (4 bytes, big-endian) of what follows, the CRC-32 of the
-# BM25 file, then the pickle compressed (cogmem.compression). The check finds damage, not
-# tampering: CRC-32 reads 2.9 GB/s here against BLAKE2b's 0.9, and the two files of a
-# million memories are checked on every open and written on every save. Formats 6 (the BM25
-# file's check in the pickle, uncompressed) and 5 (that, with 32-byte BLAKE2b digests) are
-# still read.
+# The records file: this, the CRC-32 (4 bytes, big-endian) of the frame, the CRC-32 of the
+# BM25 file, then the pickle compressed as one frame (cogmem.compression). The check finds
+# damage, not tampering: CRC-32 reads 2.9 GB/s here against BLAKE2b's 0.9, and the two files
+# of a million memories are checked on every open and written on every save. Formats 6 (a
+# CRC-32 of the rest; the BM25 file's check in the pickle, uncompressed) and 5 (that, with
+# 32-byte BLAKE2b digests) are still read.
 _RECORDS_MAGIC = b"cogmem-records\x00\x07"
 
 
@@ -449,20 +449,26 @@ class NamespaceIndex:
             "records": state,
             "vectors": file.path.name if kept and file is not None and file.path else None,
         }
-        # The records are pickled and compressed on a thread while the BM25 file is written
-        # (Zstandard releases the GIL); the BM25 file's check goes beside the pickle.
-        packed = run_aside(lambda: compress(pickle.dumps(payload, pickle.HIGHEST_PROTOCOL)))
-        try:
-            # The records hold the BM25 index's ids in its order: its file leaves them out.
-            self.bm25.save(bm25_path, ids_held=self.records.id_map)
-        finally:
-            body = packed()
-        checked = _digest(bm25_path.read_bytes()) + body
+        # The records are pickled and compressed into their file on a thread while the BM25
+        # file is written (Zstandard releases the GIL); then the head is filled in: the
+        # frame's check and the BM25 file's.
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(_RECORDS_MAGIC + _digest(checked))
-                fh.write(checked)
+                fh.write(_RECORDS_MAGIC + bytes(8))
+                frame = run_aside(
+                    lambda: write_compressed(
+                        fh, lambda out: pickle.dump(payload, out, pickle.HIGHEST_PROTOCOL)
+                    )
+                )
+                try:
+                    # The records hold the BM25 index's ids in its order: its file leaves
+                    # them out.
+                    self.bm25.save(bm25_path, ids_held=self.records.id_map)
+                finally:
+                    crc = frame()
+                fh.seek(len(_RECORDS_MAGIC))
+                fh.write(crc.to_bytes(4, "big") + _digest(bm25_path.read_bytes()))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, folder / f"{stem}.records.pkl")
@@ -511,13 +517,15 @@ class NamespaceIndex:
         if raw[:head] not in _DIGESTS:
             raise StoreError(f"{path}: unknown format")
         form, size, digest = _DIGESTS[raw[:head]]
-        body = memoryview(raw)[head + size :]
+        # Format 7: the frame's check, the BM25 file's, the frame. Before: a check of the rest.
+        checked = head + size + (size if form >= 7 else 0)
+        body = memoryview(raw)[checked:]
         if raw[head : head + size] != digest(body):
             raise StoreError(f"{path}: its checksum does not match (the file is damaged)")
         try:
-            if form >= 7:  # the BM25 file's check, then the pickle compressed
-                payload: dict[str, Any] = pickle.loads(decompress(body[size:]))
-                payload["bm25_digest"] = bytes(body[:size])
+            if form >= 7:
+                payload: dict[str, Any] = pickle.loads(decompress(body))
+                payload["bm25_digest"] = raw[head + size : checked]
             else:
                 payload = pickle.loads(body)
             if payload.get("bm25_digest") != digest(bm25_raw):
