@@ -58,6 +58,8 @@ for _p in (str(_ROOT / "core"), str(_ROOT)):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+from benchmarks.scale import disk_mb  # noqa: E402
+
 DIM = 384
 BARE_IDS = "bare-ids.txt"
 BATCH = 10_000
@@ -65,7 +67,6 @@ WORDS_PER_TEXT = 12
 VOCABULARY = 50_000
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 SYSTEMS = ("cogmem", "bare")
-MB = 2**20
 
 
 def log(message: str) -> None:
@@ -149,10 +150,6 @@ def build(root: Path, size: int) -> dict[str, Any]:
     del bare, client
     seconds["bare"] += time.perf_counter() - began
     return {s: round(v, 1) for s, v in seconds.items()}
-
-
-def folder_mb(folder: Path) -> float:
-    return round(sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / MB, 1)
 
 
 # --------------------------------------------------------------------------- children
@@ -283,7 +280,7 @@ def run_size(size: int, rounds: int, count: int, keep: Path | None) -> dict[str,
             build_seconds: dict[str, Any] = build(root, size)
         else:
             build_seconds = {"reused": str(root)}
-        disk = {s: folder_mb(root / s) for s in SYSTEMS}
+        disk = {s: disk_mb(root / s) for s in SYSTEMS}
         runs: dict[str, list[dict[str, Any]]] = {s: [] for s in SYSTEMS}
         for turn in range(rounds):
             for system in SYSTEMS if turn % 2 == 0 else SYSTEMS[::-1]:

@@ -302,19 +302,20 @@ def candidates(
                 break
         lexical = lexical[: config.k_sparse]
     if soon is not None:
+
+        def passing(found: list[tuple[str, float]]) -> list[tuple[str, float]]:
+            admit(i for i, _ in found)
+            return [(i, c) for i, c in found if kept[i]]
+
         nearest = soon()[0]
-        for wider in (False, True):
-            if wider:
-                wide = min(size, 4 * want)
-                nearest = namespace.nearest(query.vector[None, :], wide, found_vectors=seen)[0]
-            admit(i for i, _ in nearest)
-            dense = [(i, c) for i, c in nearest if kept[i]]
-            if len(dense) >= want or len(nearest) == size:
-                break
+        dense = passing(nearest)
+        if len(dense) < want and len(nearest) < size:  # the filter left too few: ask for more
+            nearest = namespace.nearest(
+                query.vector[None, :], min(size, 4 * want), found_vectors=seen
+            )[0]
+            dense = passing(nearest)
         if len(dense) < want and len(nearest) < size:  # a narrow filter: Chroma's scan
-            dense = namespace.nearest_where(query.vector, want, query.where)
-            admit(i for i, _ in dense)
-            dense = [(i, c) for i, c in dense if kept[i]]
+            dense = passing(namespace.nearest_where(query.vector, want, query.where))
         dense = dense[:want]
     cosine = dict(dense)
     keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
