@@ -57,6 +57,7 @@ import numpy as np
 
 from .agreement import agree, other_voice, same_hours
 from .claims import CHANGE_VERBS, Claim, Statement
+from .content_words import content, same_content
 from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
@@ -96,6 +97,12 @@ RelationKind = Literal["same", "update", "different", "unknown"]
 
 #: A newer text that says it changes something updates an older one this close to it.
 MARKED_TOPIC = 0.5
+#: ... and one this close when the reading tells the two apart no other way, and they share
+#: more than who they are about.
+MARKED_NEAR = 0.35
+#: Two texts with the same content words say the same at or above this cosine
+#: (:mod:`cogmem.content_words`).
+CONTENT_SAME = 0.6
 #: Two texts the reading leaves unrelated, with the same names, numbers and negations, say
 #: the same at or above this cosine (the gate at which dedup compares words).
 SAME_ANCHORED = 0.7
@@ -218,6 +225,9 @@ def relate(
         return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
     if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
         return Relation("different")  # nothing in common, not close: no clause to compare
+    if (cosine is None or cosine >= CONTENT_SAME) and same_content(old, new):
+        # "Tariq built our bookshelves." / "Our bookshelves were built by Tariq."
+        return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     theirs, ours = named_in(old), named_in(new)
     if (theirs and ours and not share_a_person(theirs, ours)) or _namesakes(old, new):
         return Relation("different")  # other people: whatever the clauses say, not one fact
@@ -288,6 +298,10 @@ def relate(
     ):
         sibling = not changing and _facts(old) and _facts(new) and not _one_property(old, new)
         return Relation("different", sibling=sibling)
+    if new.revises and cosine is not None and cosine >= MARKED_NEAR and _common_ground(old, new):
+        # "Flight UA 889 boards at gate C7." / "Gate change! Now C22." (cosine 0.36): a
+        # revision that the reading did not tell apart, on something the older also says
+        return Relation("update", ("said to change it",))
     if readable and not (retold or changing) and _anchored(old, new, cosine):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
@@ -358,8 +372,33 @@ def _anchored(old: Statement, new: Statement, cosine: float | None) -> bool:
     ``SAME_ANCHORED``."""
     if cosine is None or cosine < SAME_ANCHORED or old.anchors != new.anchors:
         return False
+    if _kin(old) != _kin(new):  # "User's aunt ..." / "My great-aunt ...": two people
+        return False
     people = {w for p in people_of(old) | people_of(new) for w in p.split()}
     return bool(old.anchors - people)
+
+
+def _common_ground(old: Statement, new: Statement) -> bool:
+    """Whether the two share more than who they are about: a content word besides names and
+    relatives ("gate", "room", "kg"), or a number each ("the 38" / "the 41 now")."""
+    names = {a for a in old.anchors | new.anchors if a.isalpha()} | _kin(old) | _kin(new)
+    if (content(old) & content(new)) - names:
+        return True
+    return any(map(_numeric, old.anchors)) and any(map(_numeric, new.anchors))
+
+
+def _numeric(word: str) -> bool:
+    return any(ch.isdigit() for ch in word)
+
+
+def _kin(statement: Statement) -> frozenset[str]:
+    """The words of ``statement`` that name a relative, compounds too ("greataunt",
+    "stepbrother")."""
+    return frozenset(w for w in statement.words if _KIN.fullmatch(w))
+
+
+# A relative, with the prefixes that make another one ("great-aunt", "half-brother").
+_KIN = re.compile(rf"(?:great|grand|step|half|god)*(?:{'|'.join(sorted(RELATIVES))})")
 
 
 def _shared_values(old: Statement, new: Statement) -> bool:
