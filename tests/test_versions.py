@@ -22,6 +22,7 @@ from cogmem.canonical import (
     unshouted,
     us_spelling,
 )
+from cogmem.content_words import only_misspelled
 from cogmem.errors import CogmemError, InvalidTypeError, ModelNotFoundError
 from cogmem.intake import take_in
 from cogmem.judges import judged
@@ -729,6 +730,33 @@ def test_the_same_content_words_built_another_way_are_the_same(
     """The passive voice, "there are", a cleft: the parse reads such pairs apart, their
     content words say they are one."""
     assert kind(reader, old, new, cosine=0.9) == "same"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Yoga class is on Tuesdays.", "Yoga class is on Tues."),
+        ("Dentist appt is Mon at 3.", "I have a dentist appointment on Monday at 3."),
+        ("I take my medication at night.", "I take my medicaton at night"),
+        ("Gabriel is my accountant.", "gabriel is my acountant"),
+        ("The kids have swimming on Wednesday.", "the kids have swimming on wendesday"),
+    ],
+)
+def test_content_words_spelled_short_or_wrong_are_the_same(
+    reader: StatementReader, old: str, new: str
+) -> None:
+    assert kind(reader, old, new, cosine=0.8) == "same"
+
+
+def test_two_words_a_letter_apart_or_a_name_spelled_anew_are_not_misspellings(
+    reader: StatementReader,
+) -> None:
+    assert kind(reader, "My sister picks up the kids.", "My sitter picks up the kids.", 0.9) != (
+        "same"
+    )
+    assert not only_misspelled({"petersen"}, {"pedersen"})  # a name seen 50 times
+    assert only_misspelled({"acount"}, {"account"})
+    assert not only_misspelled({"acount", "x"}, {"account"})
 
 
 def test_the_same_content_words_about_other_people_or_in_another_order_are_not_the_same(

@@ -12,7 +12,11 @@ apart as often as together (a passive subject is the object of the active clause
 
 ``words`` are the statement's canonical lemmas (:attr:`cogmem.claims.Statement.words`:
 numbers as digits, clock times as ``HH:MM``, US spelling); the stop words are spaCy's English
-list and "user" (what an agent's note calls "I"), every negation kept as content. Two
+list, the words by which an agent's note says who said it ("the user", "mentioned", "according
+to") and chat's framing words ("FYI", "PSA"); every negation is kept as content. A day of the
+week is one word however written ("Tuesdays", "Tues"), and words that differ only by
+abbreviations (:func:`cogmem.shortforms.only_abbreviated`: "appt" / "appointment") or by
+misspellings (:func:`only_misspelled`: "acountant" / "accountant") are one. Two
 statements with one content set, neither empty, say the same unless the newer says it
 changes something (:attr:`~cogmem.claims.Statement.revises`), one is a state where the
 other is a past event ("I was a teacher" / "I am a teacher"; a text the parse read no
@@ -25,16 +29,27 @@ changed, another person, another relative ("aunt" / "great-aunt") or another thi
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
+from typing import Any
+
+from dateutil.parser import parserinfo
 
 from .claims import Statement
+from .shortforms import only_abbreviated
 
-__all__ = ["content", "same_content"]
+__all__ = ["content", "only_misspelled", "same_content"]
 
 # Negations stay content words: "I eat meat" and "I don't eat meat" differ.
 _NEGATIONS = frozenset({"not", "no", "never", "n't", "nor", "none", "nothing", "neither"})
-# Said of the speaker in an agent's note ("The user is allergic to cats."), and a possessive.
-_SPEAKER = frozenset({"user", "'s"})
+# Said of the speaker in an agent's note ("The user is allergic to cats.", "According to the
+# user, ...", "The user mentioned they ..."), chat's framing ("FYI", "PSA"), and a possessive.
+_FRAMING = frozenset(
+    {
+        "user", "'s", "say", "mention", "tell", "accord", "note", "fyi", "btw", "psa",
+        "headsup", "reminder", "anyway",
+    }
+)  # fmt: skip
 _WORD = re.compile(r"\w")
 
 
@@ -43,13 +58,31 @@ def _stop_words() -> frozenset[str]:
     """spaCy's English stop words (imported on first use: spaCy is loaded by the parse)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
-    return frozenset(STOP_WORDS) - _NEGATIONS | _SPEAKER
+    return frozenset(STOP_WORDS) - _NEGATIONS | _FRAMING
 
 
 def content(statement: Statement) -> frozenset[str]:
-    """The canonical lemmas of ``statement`` that carry meaning (see the module docstring)."""
+    """The canonical lemmas of ``statement`` that carry meaning (see the module docstring),
+    a day of the week in one form ("Tuesdays", "Tues" -> "tuesday")."""
     stop = _stop_words()
-    return frozenset(w for w in statement.words if w not in stop and _WORD.search(w))
+    return frozenset(_day(w) for w in statement.words if w not in stop and _WORD.search(w))
+
+
+def _day(word: str) -> str:
+    """``word`` as the full name of a day of the week when it names one (dateutil's names and
+    abbreviations, a plural "s" dropped; "sun" and "sat" are words of their own)."""
+    if word in _NOT_DAYS:
+        return word
+    for form in (word, word[:-1] if word.endswith("s") else ""):
+        day: int | None = _DATES.weekday(form) if form else None
+        if day is not None:
+            return _DAY_NAMES[day]
+    return word
+
+
+_DATES = parserinfo()
+_DAY_NAMES: tuple[str, ...] = tuple(long.lower() for _, long in parserinfo.WEEKDAYS)
+_NOT_DAYS = frozenset({"sun", "sat", "suns"})
 
 
 def same_content(old: Statement, new: Statement) -> bool:
@@ -67,10 +100,66 @@ def same_content(old: Statement, new: Statement) -> bool:
     """
     if new.revises or (old.claims and new.claims and _tenses(old) != _tenses(new)):
         return False
-    mine = content(old)
-    if not mine or mine != content(new):
+    mine, theirs = content(old), content(new)
+    if not mine or not (
+        mine == theirs
+        or only_abbreviated(mine, theirs)
+        or only_misspelled(mine - theirs, theirs - mine)
+    ):
         return False
     return _names_in_order(old, new)
+
+
+def only_misspelled(first: AbstractSet[str], second: AbstractSet[str]) -> bool:
+    """Whether two sets of words (what each text has that the other has not) pair off as
+    misspellings: each pair one edit apart (a letter added, dropped, changed, or two swapped:
+    "acountant" / "accountant", "wfie" / "wife"), one of them a word the dictionary does not
+    know at all and the other one it knows (seen at least ``_KNOWN`` times in its corpus).
+    Two known words one letter apart ("sister" / "sitter") are two words, and so are a name
+    and a rare one ("Pedersen" / "Petersen", seen 50 times); a name said to be spelled anew
+    is a change (:func:`cogmem.shortforms.respelled`), never compared here.
+
+    The dictionary is ``pyspellchecker``'s English word frequencies (about 160,000 words,
+    0.1 s to load on first use).
+    """
+    if not first or len(first) != len(second):
+        return False
+    left = set(second)
+    for word in first:
+        match = next((w for w in left if _misspelled_pair(word, w)), None)
+        if match is None:
+            return False
+        left.discard(match)
+    return True
+
+
+def _misspelled_pair(a: str, b: str) -> bool:
+    """Whether one of ``a`` and ``b`` is the other misspelled (see :func:`only_misspelled`)."""
+    if min(len(a), len(b)) < _SHORTEST_TYPO or not (a.isalpha() and b.isalpha()):
+        return False
+    words = _dictionary()
+    known_a, known_b = words[a] >= _KNOWN, words[b] >= _KNOWN
+    if known_a == known_b or min(words[a], words[b]) > 0:
+        return False  # both words, or neither
+    typo, word = (b, a) if known_a else (a, b)
+    return word in _speller().edit_distance_1(typo)
+
+
+@lru_cache(maxsize=1)
+def _speller() -> Any:
+    from spellchecker import SpellChecker
+
+    return SpellChecker(distance=1)
+
+
+def _dictionary() -> Any:
+    return _speller().word_frequency
+
+
+# A misspelling is read in words of at least this many letters ("wfie" / "wife"), against a
+# word seen at least this often in the dictionary's corpus ("petersen" is seen 50 times).
+_SHORTEST_TYPO = 4
+_KNOWN = 100
 
 
 def _tenses(statement: Statement) -> frozenset[bool]:
