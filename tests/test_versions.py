@@ -823,6 +823,21 @@ def test_a_restatement_in_the_passive_merges_and_a_relatives_fact_does_not() -> 
         mem.close()
 
 
+def test_a_change_the_reading_only_guesses_is_linked_by_its_words() -> None:
+    """Before: "said to change it" (a guess) kept the words from linking a one-word change,
+    which "unknown" lets them do: the negation was stored beside what it corrects."""
+    old, new = "Raj is allergic to shellfish.", "Raj is not allergic to shellfish."
+    mem = CognitiveMemory(embedder=_TwoPairs((old, new)), config=CognitiveMemoryConfig())
+    try:
+        first = mem.write(old, memory_type="semantic", now=NOW)
+        assert mem.versions is not None
+        assert mem.versions.relate(old, new, 0.9) == Relation("update", ("said to change it",))
+        fix = mem.write(new, memory_type="semantic", now=NOW + timedelta(days=1))
+        assert (fix.action, fix.existing_id) == ("new_version", first.id)
+    finally:
+        mem.close()
+
+
 def test_other_attributes_of_one_person_or_of_one_thing(reader: StatementReader) -> None:
     """A full name owns what its first name's possessive names; two states that share what
     they are about are not other attributes, whatever their verbs."""

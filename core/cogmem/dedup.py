@@ -222,7 +222,7 @@ def decide(
             said = comparison.changes if comparison.changes else relation.changes
             version, version_sure = (stored, said + conflicts), sure
         elif (
-            relation.kind == "unknown"
+            (relation.kind == "unknown" or (relation.kind == "update" and not relation.sure))
             and _comparable(stored, new, config)
             and (n.similarity >= threshold or comparison.one_detail)
             and comparison.rewording
