@@ -15,8 +15,9 @@ numbers as digits, clock times as ``HH:MM``, US spelling); the stop words are sp
 list, the words by which an agent's note says who said it ("the user", "mentioned", "according
 to") and chat's framing words ("FYI", "PSA"); every negation is kept as content. A day of the
 week is one word however written ("Tuesdays", "Tues"), and words that differ only by
-abbreviations (:func:`cogmem.shortforms.only_abbreviated`: "appt" / "appointment") or by
-misspellings (:func:`only_misspelled`: "acountant" / "accountant") are one. Two
+abbreviations (:func:`cogmem.shortforms.only_abbreviated`: "appt" / "appointment"), by
+WordNet's first-sense synonyms ("start" / "begin") or by misspellings
+(:func:`only_misspelled`: "acountant" / "accountant") are one. Two
 statements with one content set, neither empty, say the same unless the newer says it
 changes something (:attr:`~cogmem.claims.Statement.revises`), one is a state where the
 other is a past event ("I was a teacher" / "I am a teacher"; a text the parse read no
@@ -29,6 +30,7 @@ changed, another person, another relative ("aunt" / "great-aunt") or another thi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any
@@ -37,6 +39,7 @@ from dateutil.parser import parserinfo
 
 from .claims import Statement
 from .shortforms import only_abbreviated
+from .synonyms import same_sense
 
 __all__ = ["content", "only_misspelled", "same_content"]
 
@@ -104,7 +107,7 @@ def same_content(old: Statement, new: Statement) -> bool:
     if not mine or not (
         mine == theirs
         or only_abbreviated(mine, theirs)
-        or only_misspelled(mine - theirs, theirs - mine)
+        or _pair_off(mine - theirs, theirs - mine, _one_word)
     ):
         return False
     return _names_in_order(old, new)
@@ -122,15 +125,30 @@ def only_misspelled(first: AbstractSet[str], second: AbstractSet[str]) -> bool:
     The dictionary is ``pyspellchecker``'s English word frequencies (about 160,000 words,
     0.1 s to load on first use).
     """
+    return _pair_off(first, second, _misspelled_pair)
+
+
+def _pair_off(
+    first: AbstractSet[str], second: AbstractSet[str], match: Callable[[str, str], bool]
+) -> bool:
+    """Whether the words of ``first`` and ``second`` pair off one to one, each pair a
+    ``match`` (taken in sorted order: the same answer in every process)."""
     if not first or len(first) != len(second):
         return False
-    left = set(second)
-    for word in first:
-        match = next((w for w in left if _misspelled_pair(word, w)), None)
-        if match is None:
+    left = sorted(second)
+    for word in sorted(first):
+        found = next((w for w in left if match(word, w)), None)
+        if found is None:
             return False
-        left.discard(match)
+        left.remove(found)
     return True
+
+
+def _one_word(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are one word: WordNet's first sense of each is one
+    (:func:`cogmem.synonyms.same_sense`: "start" / "begin", "fall" / "autumn"), or one is the
+    other misspelled."""
+    return same_sense(a, b) or _misspelled_pair(a, b)
 
 
 def _misspelled_pair(a: str, b: str) -> bool:
