@@ -67,8 +67,15 @@ def _stop_words() -> frozenset[str]:
 def content(statement: Statement) -> frozenset[str]:
     """The canonical lemmas of ``statement`` that carry meaning (see the module docstring),
     a day of the week in one form ("Tuesdays", "Tues" -> "tuesday")."""
+    return _content_of(statement.words)
+
+
+@lru_cache(maxsize=65_536)
+def _content_of(words: frozenset[str]) -> frozenset[str]:
+    """:func:`content` of a statement's words (kept: a search relates each of its best
+    candidates with several others)."""
     stop = _stop_words()
-    return frozenset(_day(w) for w in statement.words if w not in stop and _WORD.search(w))
+    return frozenset(_day(w) for w in words if w not in stop and _WORD.search(w))
 
 
 def _day(word: str) -> str:
@@ -153,7 +160,9 @@ def _one_word(a: str, b: str) -> bool:
 
 def _misspelled_pair(a: str, b: str) -> bool:
     """Whether one of ``a`` and ``b`` is the other misspelled (see :func:`only_misspelled`)."""
-    if min(len(a), len(b)) < _SHORTEST_TYPO or not (a.isalpha() and b.isalpha()):
+    if min(len(a), len(b)) < _SHORTEST_TYPO or abs(len(a) - len(b)) > 1:
+        return False  # one edit changes the length by one at most
+    if not (a.isalpha() and b.isalpha()):
         return False
     words = _dictionary()
     known_a, known_b = words[a] >= _KNOWN, words[b] >= _KNOWN
