@@ -17,7 +17,7 @@ to") and chat's framing words ("FYI", "PSA"); every negation is kept as content.
 week is one word however written ("Tuesdays", "Tues"), and words that differ only by
 abbreviations (:func:`cogmem.shortforms.only_abbreviated`: "appt" / "appointment"), by
 WordNet's first-sense synonyms ("start" / "begin") or by misspellings
-(:func:`only_misspelled`: "acountant" / "accountant") are one. Two
+(:func:`only_reworded`: "acountant" / "accountant") are one. Two
 statements with one content set, neither empty, say the same unless the newer says it
 changes something (:attr:`~cogmem.claims.Statement.revises`), one is a state where the
 other is a past event ("I was a teacher" / "I am a teacher"; a text the parse read no
@@ -29,6 +29,7 @@ changed, another person, another relative ("aunt" / "great-aunt") or another thi
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
@@ -41,7 +42,7 @@ from .claims import Statement
 from .shortforms import only_abbreviated
 from .synonyms import same_sense
 
-__all__ = ["content", "only_misspelled", "same_content"]
+__all__ = ["content", "only_reworded", "same_content"]
 
 # Negations stay content words: "I eat meat" and "I don't eat meat" differ.
 _NEGATIONS = frozenset({"not", "no", "never", "n't", "nor", "none", "nothing", "neither"})
@@ -114,25 +115,30 @@ def same_content(old: Statement, new: Statement) -> bool:
     if not mine or not (
         mine == theirs
         or only_abbreviated(mine, theirs)
-        or _pair_off(mine - theirs, theirs - mine, _one_word)
+        or only_reworded(mine - theirs, theirs - mine, _names(old.text, new.text))
     ):
         return False
     return _names_in_order(old, new)
 
 
-def only_misspelled(first: AbstractSet[str], second: AbstractSet[str]) -> bool:
+def only_reworded(
+    first: AbstractSet[str], second: AbstractSet[str], names: AbstractSet[str] = frozenset()
+) -> bool:
     """Whether two sets of words (what each text has that the other has not) pair off as
     misspellings: each pair one edit apart (a letter added, dropped, changed, or two swapped:
     "acountant" / "accountant", "wfie" / "wife"), one of them a word the dictionary does not
     know at all and the other one it knows (seen at least ``_KNOWN`` times in its corpus).
-    Two known words one letter apart ("sister" / "sitter") are two words, and so are a name
-    and a rare one ("Pedersen" / "Petersen", seen 50 times); a name said to be spelled anew
-    is a change (:func:`cogmem.shortforms.respelled`), never compared here.
+    Two known words one letter apart ("sister" / "sitter") are two words, and so are a rare
+    one ("Petersen", seen 50 times) and any of ``names`` ("Hana" / "Dana": two people); a
+    name said to be spelled anew is a change (:func:`cogmem.shortforms.respelled`). A pair
+    may also be WordNet's first-sense synonyms ("start" / "begin").
 
     The dictionary is ``pyspellchecker``'s English word frequencies (about 160,000 words,
     0.1 s to load on first use).
     """
-    return _pair_off(first, second, _misspelled_pair)
+    if (first | second) & names:
+        return False
+    return _pair_off(first, second, _one_word)
 
 
 def _pair_off(
@@ -151,6 +157,19 @@ def _pair_off(
     return True
 
 
+def _names(*texts: str) -> frozenset[str]:
+    """The words written with a capital in ``texts``, lower-cased, but the names of days and
+    months: "Hana" is no misspelling of "Dana", "wendesday" may be one of "Wednesday"."""
+    found = {m.group(0).lower() for text in texts for m in _CAPITALISED.finditer(text)}
+    return frozenset(found - _CALENDAR)
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+_CALENDAR = frozenset(
+    name.lower() for name in (*calendar.day_name, *calendar.month_name, *calendar.day_abbr) if name
+)
+
+
 def _one_word(a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` are one word: WordNet's first sense of each is one
     (:func:`cogmem.synonyms.same_sense`: "start" / "begin", "fall" / "autumn"), or one is the
@@ -159,7 +178,7 @@ def _one_word(a: str, b: str) -> bool:
 
 
 def _misspelled_pair(a: str, b: str) -> bool:
-    """Whether one of ``a`` and ``b`` is the other misspelled (see :func:`only_misspelled`)."""
+    """Whether one of ``a`` and ``b`` is the other misspelled (see :func:`only_reworded`)."""
     if min(len(a), len(b)) < _SHORTEST_TYPO or abs(len(a) - len(b)) > 1:
         return False  # one edit changes the length by one at most
     if not (a.isalpha() and b.isalpha()):

@@ -226,8 +226,10 @@ def relate(
     if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
         return Relation("different")  # nothing in common, not close: no clause to compare
     if (cosine is None or cosine >= CONTENT_SAME) and same_content(old, new):
-        # "Tariq built our bookshelves." / "Our bookshelves were built by Tariq."
-        return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
+        # "Tariq built our bookshelves." / "Our bookshelves were built by Tariq."; a text the
+        # parse read no claim in is not known to say a lasting state ("Met Ivan for lunch.")
+        said = (*old.claims, *new.claims)
+        return Relation("same", lasting=bool(said) and all(c.state for c in said))
     theirs, ours = named_in(old), named_in(new)
     if (theirs and ours and not share_a_person(theirs, ours)) or _namesakes(old, new):
         return Relation("different")  # other people: whatever the clauses say, not one fact
