@@ -769,6 +769,13 @@ def test_the_same_content_words_about_other_people_or_in_another_order_are_not_t
     reader: StatementReader,
 ) -> None:
     assert kind(reader, "Ana called Bo yesterday.", "Bo called Ana yesterday.", 0.9) != "same"
+    # words a general stop list drops carry the change ("top", "after", "last")
+    old, new = "The spare key is in the top drawer.", "The spare key is in the bottom drawer."
+    assert kind(reader, old, new, 0.95) != "same"
+    assert kind(
+        reader, "I take my pill before breakfast.", "I take my pill after breakfast.", 0.9
+    ) != ("same")
+    assert kind(reader, "My first flight is at 9am.", "My last flight is at 9am.", 0.9) != "same"
     # another relative, or a relative of the person, is another person: never one fact
     old, new = "User's aunt lives in Cork.", "My great-aunt lives in Cork."
     assert kind(reader, old, new, 0.91) not in ("same", "update")

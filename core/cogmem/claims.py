@@ -10,7 +10,15 @@ from __future__ import annotations
 import calendar
 from dataclasses import dataclass
 
-__all__ = ["BARE_CHANGES", "CHANGE_VERBS", "PRONOUNS", "TIME_WORDS", "Claim", "Statement"]
+__all__ = [
+    "BARE_CHANGES",
+    "CHANGE_VERBS",
+    "FUNCTION_WORDS",
+    "PRONOUNS",
+    "TIME_WORDS",
+    "Claim",
+    "Statement",
+]
 
 #: Words that name a time: months, weekdays, "today", "week", "morning", seasons.
 TIME_WORDS = frozenset(
@@ -102,12 +110,12 @@ class Claim:
         words = self.subject.split()
         if self.owner and self.subject.startswith(self.owner + " "):
             words = self.subject[len(self.owner) + 1 :].split()
-        return frozenset(w for w in words if w not in _FUNCTION_WORDS)
+        return frozenset(w for w in words if w not in FUNCTION_WORDS)
 
     @property
     def content(self) -> frozenset[str]:
         """The value's words that carry meaning (prepositions and pronouns dropped)."""
-        return frozenset(w for w in self.value if w not in _FUNCTION_WORDS)
+        return frozenset(w for w in self.value if w not in FUNCTION_WORDS)
 
     def describe(self) -> str:
         """``subject predicate value`` as one readable phrase."""
@@ -119,7 +127,9 @@ PRONOUNS = frozenset(
     {"he", "she", "they", "it", "you", "this", "that", "these", "those", "him", "her", "them"}
 )
 
-_FUNCTION_WORDS = frozenset(
+#: Words that say nothing of their own in a claim: prepositions of place and time,
+#: pronouns, articles, and the verbs that only join (be, have, do).
+FUNCTION_WORDS = frozenset(
     {
         "in", "at", "on", "to", "for", "of", "from", "with", "by", "as", "into", "about",
         "it", "that", "this", "them", "they", "he", "she", "him", "her", "there", "here",

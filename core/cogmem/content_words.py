@@ -8,23 +8,29 @@ team has 8 people." / "There are eight people on the team."). The parse reads su
 apart as often as together (a passive subject is the object of the active clause), so
 :func:`same_content` compares what the two are made of instead:
 
-    content(s) = words(s) − stop words ∪ negations
+    content(s) = words(s) − function words
 
 ``words`` are the statement's canonical lemmas (:attr:`cogmem.claims.Statement.words`:
-numbers as digits, clock times as ``HH:MM``, US spelling); the stop words are spaCy's English
-list, the words by which an agent's note says who said it ("the user", "mentioned", "according
-to") and chat's framing words ("FYI", "PSA"); every negation is kept as content. A day of the
-week is one word however written ("Tuesdays", "Tues"), and words that differ only by
+numbers as digits, clock times as ``HH:MM``, US spelling). The function words are only
+those that say nothing in a claim (:data:`cogmem.claims.FUNCTION_WORDS`: articles,
+pronouns, prepositions of place and time, be / have / do), what a cleft adds ("what",
+"who"), "and", "so", "because", "around", the words by which an agent's note says who said
+it ("the user", "mentioned", "according to") and chat's framing ("FYI", "PSA"). A general
+stop list is too wide here:
+spaCy's drops "top" / "bottom", "before" / "after", "first" / "last", "call" / "see", and
+"The key is in the top drawer." would restate "... the bottom drawer.". A day of the week
+is one word however written ("Tuesdays", "Tues"), and words that differ only by
 abbreviations (:func:`cogmem.shortforms.only_abbreviated`: "appt" / "appointment"), by
 WordNet's first-sense synonyms ("start" / "begin") or by misspellings
-(:func:`only_reworded`: "acountant" / "accountant") are one. Two
-statements with one content set, neither empty, say the same unless the newer says it
+(:func:`only_reworded`: "acountant" / "accountant") are one.
+
+Two statements with one content set, neither empty, say the same unless the newer says it
 changes something (:attr:`~cogmem.claims.Statement.revises`), one is a state where the
 other is a past event ("I was a teacher" / "I am a teacher"; a text the parse read no
-claim in is not compared so), or the names they share come in
-another order ("Ana called Bo." / "Bo called Ana."; the passive's "by" excepted). A value
-changed, another person, another relative ("aunt" / "great-aunt") or another thing
-("upstairs" / "downstairs") is a content word of one text only.
+claim in is not compared so), or the names they share come in another order ("Ana called
+Bo." / "Bo called Ana."; the passive's "by" excepted). A value changed, another person,
+another relative ("aunt" / "great-aunt") or another thing ("upstairs" / "downstairs") is a
+content word of one text only.
 """
 
 from __future__ import annotations
@@ -38,14 +44,12 @@ from typing import Any
 
 from dateutil.parser import parserinfo
 
-from .claims import Statement
+from .claims import FUNCTION_WORDS, Statement
 from .shortforms import only_abbreviated
 from .synonyms import same_sense
 
 __all__ = ["content", "only_reworded", "same_content"]
 
-# Negations stay content words: "I eat meat" and "I don't eat meat" differ.
-_NEGATIONS = frozenset({"not", "no", "never", "n't", "nor", "none", "nothing", "neither"})
 # Said of the speaker in an agent's note ("The user is allergic to cats.", "According to the
 # user, ...", "The user mentioned they ..."), chat's framing ("FYI", "PSA"), and a possessive.
 _FRAMING = frozenset(
@@ -57,12 +61,12 @@ _FRAMING = frozenset(
 _WORD = re.compile(r"\w")
 
 
-@lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
-    """spaCy's English stop words (imported on first use: spaCy is loaded by the parse)."""
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS) - _NEGATIONS | _FRAMING
+# Besides the claims' function words: what a cleft or a relative clause adds ("What I'm
+# allergic to is penicillin.", "It's Wiremu who picks up the kids."), and the words that only
+# join clauses or round a figure ("I can't eat gluten, I'm celiac." / "... because I am
+# celiac."; "around 10am").
+_JOINING = frozenset({"what", "who", "whom", "whose", "which", "and", "so", "because", "around"})
+_STOP = FUNCTION_WORDS | _JOINING | _FRAMING
 
 
 def content(statement: Statement) -> frozenset[str]:
@@ -75,8 +79,7 @@ def content(statement: Statement) -> frozenset[str]:
 def _content_of(words: frozenset[str]) -> frozenset[str]:
     """:func:`content` of a statement's words (kept: a search relates each of its best
     candidates with several others)."""
-    stop = _stop_words()
-    return frozenset(_day(w) for w in words if w not in stop and _WORD.search(w))
+    return frozenset(_day(w) for w in words if w not in _STOP and _WORD.search(w))
 
 
 def _day(word: str) -> str:
