@@ -762,6 +762,11 @@ def test_two_words_a_letter_apart_or_a_name_spelled_anew_are_not_misspellings(
         "same"
     )
     assert only_reworded({"acount"}, {"account"})
+    # a few words are paired off, never many (two long texts are not compared word by word)
+    typos = {"acount": "account", "medicaton": "medication", "wendesday": "wednesday"}
+    assert only_reworded(set(typos), set(typos.values()))
+    typos["acountant"] = "accountant"
+    assert not only_reworded(set(typos), set(typos.values()))
     assert not only_reworded({"acount", "x"}, {"account"})
 
 

@@ -149,7 +149,7 @@ def _pair_off(
 ) -> bool:
     """Whether the words of ``first`` and ``second`` pair off one to one, each pair a
     ``match`` (taken in sorted order: the same answer in every process)."""
-    if not first or len(first) != len(second):
+    if not first or len(first) != len(second) or len(first) > _MOST_PAIRED:
         return False
     left = sorted(second)
     for word in sorted(first):
@@ -205,6 +205,9 @@ def _dictionary() -> Any:
     return _speller().word_frequency
 
 
+# At most this many words of each text are paired off (a restatement rewords a few; two long
+# texts that differ in many words are not compared word by word, at any cost).
+_MOST_PAIRED = 3
 # A misspelling is read in words of at least this many letters ("wfie" / "wife"), against a
 # word seen at least this often in the dictionary's corpus ("petersen" is seen 50 times).
 _SHORTEST_TYPO = 4
