@@ -770,6 +770,28 @@ def test_two_words_a_letter_apart_or_a_name_spelled_anew_are_not_misspellings(
     assert not only_reworded({"acount", "x"}, {"account"})
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # an agent's note says who said it; a cleft, "because" and "around" add no content
+        (
+            "My brother Dmitri lives in Tbilisi.",
+            "According to the user, their brother Dmitri lives in Tbilisi.",
+        ),
+        ("I can't eat gluten, I'm celiac.", "I cannot eat gluten because I am celiac."),
+        ("Contractor arrives around 10am Monday.", "Contractor arrives at 10am on Monday."),
+        (
+            "It's Wiremu who picks up the kids on Thursdays.",
+            "Wiremu picks up the kids on Thursdays.",
+        ),
+    ],
+)
+def test_words_that_only_frame_or_join_are_no_content(
+    reader: StatementReader, old: str, new: str
+) -> None:
+    assert kind(reader, old, new, cosine=0.9) == "same"
+
+
 def test_the_same_content_words_about_other_people_or_in_another_order_are_not_the_same(
     reader: StatementReader,
 ) -> None:
