@@ -234,6 +234,124 @@ def test_a_cold_read_of_a_packed_namespace_reads_the_shared_collection_once(
         reader.close()
 
 
+class ChromaWrites:
+    """Every update and upsert a Chroma client sends: (collection name, method, ids)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, refuse: str | None = None) -> None:
+        from chromadb.api.models.Collection import Collection
+
+        self.sent: list[tuple[str, str, list[str]]] = []
+        for method in ("update", "upsert"):
+            real = getattr(Collection, method)
+
+            def spy(self_: Any, *args: Any, _real: Any = real, _m: str = method, **kw: Any) -> Any:
+                if refuse is not None and self_.name.endswith(refuse) and _m == "update":
+                    raise RuntimeError("the server refused the update")
+                self.sent.append((self_.name, _m, list(kw["ids"])))
+                return _real(self_, *args, **kw)
+
+            monkeypatch.setattr(Collection, method, spy)
+
+    def to(self, suffix: str) -> list[tuple[str, list[str]]]:
+        return [(m, ids) for name, m, ids in self.sent if name.endswith(suffix)]
+
+
+def users_drinking_tea(server: ChromaServer, users: int) -> str:
+    """A new store on ``server`` whose users ``u0``, ``u1``, … hold one memory ``m<n>`` each."""
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    with CognitiveMemory(client=server.client(), collection=name, embedder=HashingEmbedder()) as w:
+        w.add_many(
+            [
+                {"text": f"user {u} drinks tea", "id": f"m{u}", "namespace": f"u{u}"}
+                for u in range(users)
+            ],
+            now=NOW,
+        )
+    return name
+
+
+def reader_of(server: ChromaServer, name: str, open_namespaces: int) -> CognitiveMemory:
+    config = CognitiveMemoryConfig(open_namespaces=open_namespaces)
+    return CognitiveMemory(
+        client=server.client(), collection=name, embedder=HashingEmbedder(), config=config
+    )
+
+
+def access_counts(client: Any, name: str, users: range) -> list[int]:
+    with CognitiveMemory(client=client, collection=name, embedder=HashingEmbedder()) as fresh:
+        return [fresh.get(f"m{u}", namespace=f"u{u}").access_count for u in users]
+
+
+@pytest.mark.server
+def test_users_closed_together_write_their_recalls_together(
+    chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server app that reads more users than it keeps open closes the least recently used
+    a quarter of the limit at a time, and their recalls (each user's reinforcement) reach
+    Chroma in one update of the shared records, one raise of their generations and one of
+    their marks: one alone makes three writes, and on a busy server each waits its turn."""
+    name = users_drinking_tea(chroma_server, 9)
+    with reader_of(chroma_server, name, open_namespaces=8) as reader:
+        for u in range(7):  # with the default namespace, 8 open: the limit
+            assert reader.search("tea", namespace=f"u{u}", now=NOW)[0].id == f"m{u}"
+        writes = ChromaWrites(monkeypatch)
+        reader.search("tea", namespace="u7", now=NOW)  # one over: the default, u0, u1 close
+        assert writes.to(".ns.packed") == [
+            ("update", [f"{digest(f'u{u}')}/m{u}" for u in range(2)])
+        ]
+        names = writes.to(".ns.names")
+        assert [m for m, _ in names] == ["upsert", "update"]  # generations, then the marks
+        assert all(sorted(ids) == sorted(digest(f"u{u}") for u in range(2)) for _, ids in names)
+        monkeypatch.undo()
+        assert access_counts(chroma_server.client(), name, range(3)) == [1, 1, 0]
+
+
+@pytest.mark.server
+def test_users_that_cannot_be_written_out_together_keep_their_recalls(
+    chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When Chroma refuses the write of users closed together, they stay open with their
+    recalls, and the next close writes them; nothing the searches did is lost."""
+    name = users_drinking_tea(chroma_server, 6)
+    with reader_of(chroma_server, name, open_namespaces=4) as reader:
+        for u in range(3):  # with the default namespace, 4 open: the limit
+            reader.search("tea", namespace=f"u{u}", now=NOW)
+        with monkeypatch.context() as refusing:
+            ChromaWrites(refusing, refuse=".ns.packed")
+            reader.search("tea", namespace="u3", now=NOW)  # closing the default, u0, u1 fails
+            assert access_counts(chroma_server.client(), name, range(2)) == [0, 0]
+        reader.search("tea", namespace="u4", now=NOW)
+    assert access_counts(chroma_server.client(), name, range(5)) == [1] * 5
+
+
+@pytest.mark.server
+def test_a_cold_read_of_a_packed_namespace_reads_its_entry_once(
+    chroma_server: ChromaServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening a user another process wrote reads its entry once: the read that finds it
+    also gives the generation and the marks its load needs."""
+    from chromadb.api.models.Collection import Collection
+
+    name = f"t-{uuid.uuid4().hex[:12]}"
+    with CognitiveMemory(
+        client=chroma_server.client(), collection=name, embedder=HashingEmbedder()
+    ) as writer:
+        writer.add("alice drinks tea", id="a", namespace="alice", now=NOW)
+    reads: list[str] = []
+    real_get = Collection.get
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        reads.append(self.name)
+        return real_get(self, *args, **kwargs)
+
+    with CognitiveMemory(
+        client=chroma_server.client(), collection=name, embedder=HashingEmbedder()
+    ) as reader:
+        monkeypatch.setattr(Collection, "get", counted)
+        assert [r.id for r in reader.search("tea", namespace="alice", now=NOW)] == ["a"]
+        assert [n for n in reads if n.endswith(".ns.names")] == [f"{name}.ns.names"]
+
+
 def test_an_entry_read_before_a_delete_does_not_write_its_mark_back() -> None:
     """Writing a namespace's entry (its generation) from a copy read before another
     process's write and delete keeps the newer marks: readers would miss both."""

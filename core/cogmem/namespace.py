@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -338,6 +338,22 @@ class Namespace(DenseLeg):
             stamp = self._chroma().update(list(self._recalls.values()))
             self.index.update(self._recalls.values(), stamp)
         self._recalls.clear()
+
+    @property
+    def packed_key(self) -> str | None:
+        """The digest of a packed namespace (``None``: a collection of its own)."""
+        return self._store.packed_key
+
+    def unwritten_recalls(self) -> dict[str, MemoryRecord]:
+        """The recalls not yet written to Chroma (a copy)."""
+        return dict(self._recalls)
+
+    def keep_unwritten(self, recalls: Mapping[str, MemoryRecord]) -> None:
+        """After a write-out that failed: ``recalls`` are still to be written (a recall made
+        since wins), and the next write raises the write generation again."""
+        self._recalls = {**recalls, **self._recalls}
+        self._bumped = False
+        self._saved = False
 
     def write_held(self) -> None:
         """Write the held adds to Chroma (as the index holds them now: a recall since is

@@ -353,27 +353,53 @@ class Namespaces:
     def flush(self) -> None:
         """Write every namespace's held adds and recalls, and save their indexes."""
         self._refuse_closed()
-        for name in sorted(self._open):
-            self._open[name].flush()
+        self._write_out([self._open[name] for name in sorted(self._open)])
+
+    def _write_out(self, group: Sequence[Namespace]) -> None:
+        """Flush the namespaces of ``group`` in turn, the packed ones' recalls together
+        (:meth:`~cogmem.shared_namespaces.Packing.together`: three Chroma calls for all of
+        them, where each alone makes three). On failure every one of them keeps the recalls
+        it had to write, for the next try."""
+        unwritten = [(ns, ns.unwritten_recalls()) for ns in group]
+        keys = [key for ns, recalls in unwritten if recalls and (key := ns.packed_key)]
+        try:
+            with self._packing.together(keys):
+                for ns in group:
+                    ns.flush()
+        except BaseException:
+            for ns, recalls in unwritten:
+                ns.keep_unwritten(recalls)
+            raise
 
     def trim(self) -> None:
-        """Close the least recently used namespaces beyond ``config.open_namespaces``: each is
-        written out (held adds and recalls to Chroma, its index saved) and let go of. Called
-        between calls (:class:`~cogmem.handle.CallLock`), never inside one, so no namespace a
-        call holds is closed under it. A namespace that cannot be written out stays open (it
-        is tried again after the next call) and the call that opened it is not failed."""
+        """Close the least recently used namespaces beyond ``config.open_namespaces``, and a
+        quarter of the limit more (so that they are written out together, not one per call):
+        each is written out (held adds and recalls to Chroma, its index saved) and let go of.
+        Called between calls (:class:`~cogmem.handle.CallLock`), never inside one, so no
+        namespace a call holds is closed under it. Namespaces that cannot be written out stay
+        open (tried again after the next call) and the call that opened them is not failed."""
         limit = self.context.config.open_namespaces
-        while not self._closed and len(self._open) > limit:
-            name, oldest = next(iter(self._open.items()))
-            try:
-                oldest.flush()
-            except CogmemError as exc:
-                log.warning("namespace %r kept open: writing it out failed: %s", name, exc)
-                return
+        if self._closed or len(self._open) <= limit:
+            return
+        group = list(self._open.values())[: len(self._open) - limit + limit // 4]
+        try:
+            self._write_out(group)
+        except CogmemError:  # each alone, then: those that can be written out are closed
+            group = [ns for ns in group if self._written_out_alone(ns)]
+        for oldest in group:
             oldest.close(flushed=not oldest.held_ids)
-            del self._open[name]
+            del self._open[oldest.name]
             if self._drop_on_close:
-                self._evicted.add(name)
+                self._evicted.add(oldest.name)
+
+    def _written_out_alone(self, namespace: Namespace) -> bool:
+        """Write ``namespace`` out by itself; whether it was (a failure is logged)."""
+        try:
+            self._write_out([namespace])
+        except CogmemError as exc:
+            log.warning("namespace %r kept open: writing it out failed: %s", namespace.name, exc)
+            return False
+        return True
 
     def close(self, *, flushed: bool) -> None:
         """Let go of every namespace (``flushed``: all was written); an in-process store

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from .catchup import SYNC_OVERLAP_NS
@@ -58,6 +60,18 @@ _LATE_NS = SYNC_OVERLAP_NS // 2
 WRITE_ONLY_INDEX = {"ef_construction": 16, "max_neighbors": 8}
 _SEPARATOR = "/"
 _ENTRY_VECTOR = [1.0]  # the names collection holds no meaning: a one-wide vector each
+# Ids per Chroma call when queued writes are sent (Packing.together): below every batch limit
+# a Chroma client states (5,461 for an embedded one).
+_SEND_BATCH = 1_000
+
+
+def _token() -> str:
+    """A new mark: a random token and the time (ns), unique to one write."""
+    return f"{uuid.uuid4().hex[:16]}:{time.time_ns()}"
+
+
+def _batches(ids: list[str]) -> list[list[str]]:
+    return [ids[i : i + _SEND_BATCH] for i in range(0, len(ids), _SEND_BATCH)]
 
 
 def packed_collection(base: str) -> str:
@@ -68,6 +82,19 @@ def packed_collection(base: str) -> str:
 def names_collection(base: str) -> str:
     """The collection of the packed namespaces' entries (names, generations, widths)."""
     return f"{base}.ns.names"
+
+
+@dataclass
+class _Queue:
+    """Writes to the shared collections held back by :meth:`Packing.together`."""
+
+    entries: dict[str, dict[str, Any] | None]  # as read when the group began (None: no entry)
+    upserts: dict[str, dict[str, Any]] = field(default_factory=dict)  # digest -> entry fields
+    updates: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # record id -> metadata
+    marks: dict[str, set[str]] = field(default_factory=dict)  # digest -> marks to renew
+
+    def __bool__(self) -> bool:
+        return bool(self.upserts or self.updates or self.marks)
 
 
 class Packing:
@@ -90,6 +117,7 @@ class Packing:
         self._records: Any = None
         self._names: Any = None
         self._entries: dict[str, dict[str, Any]] | None = None  # all of them, where sole
+        self._queue: _Queue | None = None  # writes held back while together() runs
 
     def _open(self, name: str, configuration: Mapping[str, Any], *, create: bool) -> Any:
         made = create and self._create
@@ -144,7 +172,18 @@ class Packing:
         return entries
 
     def entry(self, key: str) -> dict[str, Any] | None:
-        """The entry of the packed namespace whose digest is ``key`` (``None``: none)."""
+        """The entry of the packed namespace whose digest is ``key`` (``None``: none), with
+        what :meth:`together` holds back for it."""
+        queue = self._queue
+        if queue is None or key not in queue.entries:
+            found = self._stored_entry(key)
+        else:
+            found = queue.entries[key]
+        if queue is not None and key in queue.upserts:
+            found = {**(found or {}), **queue.upserts[key]}
+        return None if found is None else dict(found)
+
+    def _stored_entry(self, key: str) -> dict[str, Any] | None:
         if self._sole:
             found = self._all_entries().get(key)
             return None if found is None else dict(found)
@@ -159,7 +198,10 @@ class Packing:
         as stored (Chroma merges an upsert's metadata by key): an entry read before another
         process's write must not put the older marks back."""
         written = {k: v for k, v in entry.items() if k not in _MARKS}
-        self.names().upsert(ids=[key], embeddings=[_ENTRY_VECTOR], metadatas=[written])
+        if self._queue is not None:
+            self._queue.upserts[key] = {**self._queue.upserts.get(key, {}), **written}
+        else:
+            self.names().upsert(ids=[key], embeddings=[_ENTRY_VECTOR], metadatas=[written])
         if self._entries is not None:
             self._entries[key] = {**self._entries.get(key, {}), **written}
 
@@ -169,11 +211,81 @@ class Packing:
         catches up with it, and an index loaded afresh catches up in full the first time."""
         if self._sole:
             return
-        token = f"{uuid.uuid4().hex[:16]}:{time.time_ns()}"
-        self.names().update(ids=[key], metadatas=[dict.fromkeys(marks, token)])
+        if self._queue is not None:
+            self._queue.marks.setdefault(key, set()).update(marks)
+            return
+        self.names().update(ids=[key], metadatas=[dict.fromkeys(marks, _token())])
+
+    def update_records(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
+        """Rewrite the metadata of packed records (ids with their namespace's prefix)."""
+        if self._queue is not None:
+            self._queue.updates.update(zip(ids, metadatas, strict=True))
+        else:
+            self.records().update(ids=list(ids), metadatas=list(metadatas))
+
+    @contextmanager
+    def together(self, keys: Sequence[str]) -> Iterator[None]:
+        """Write the packed namespaces ``keys`` out together: within the block, their entries'
+        changes, their records' metadata updates and their marks are held back, and sent when
+        it ends in three Chroma calls (per :data:`_SEND_BATCH` ids), in the order one namespace
+        writes them: entries (a write generation raised), records, then the marks, so that a
+        catch-up that sees a mark finds the records. Their entries are read in one call at
+        the start. Anything else written meanwhile (an add, a delete) sends what is held back
+        first. A block that raises sends nothing more (the caller keeps what it had to
+        write); one already inside another joins it.
+
+        Raises:
+            StoreError: Chroma refused what was held back.
+        """
+        if self._queue is not None:
+            yield
+            return
+        self._queue = _Queue(self._read_entries(keys))
+        try:
+            yield
+            self.send_held()
+        finally:
+            self._queue = None
+
+    def send_held(self) -> None:
+        """Send what :meth:`together` holds back (nothing outside it)."""
+        queue = self._queue
+        if queue is None or not queue:
+            return
+        upserts, updates, marks = queue.upserts, queue.updates, queue.marks
+        queue.upserts, queue.updates, queue.marks = {}, {}, {}
+        names, records = self.names(), self.records()
+        try:
+            for part in _batches(list(upserts)):
+                names.upsert(
+                    ids=part,
+                    embeddings=[_ENTRY_VECTOR] * len(part),
+                    metadatas=[upserts[k] for k in part],
+                )
+            for part in _batches(list(updates)):
+                records.update(ids=part, metadatas=[dict(updates[i]) for i in part])
+            token = _token()
+            for part in _batches(list(marks)):
+                names.update(ids=part, metadatas=[dict.fromkeys(marks[k], token) for k in part])
+        except Exception as exc:
+            raise chroma_error("writing packed namespaces out together", exc, records) from exc
+
+    def _read_entries(self, keys: Sequence[str]) -> dict[str, dict[str, Any] | None]:
+        """The entries of ``keys``, in one read (none where nothing else writes: known)."""
+        names = None if self._sole or not keys else self.names()
+        if names is None:
+            return {}
+        try:
+            got = names.get(ids=list(keys), include=["metadatas"])
+        except Exception as exc:
+            raise chroma_error("reading the namespaces' entries", exc, names) from exc
+        found: dict[str, dict[str, Any] | None] = dict.fromkeys(keys)
+        found.update((i, dict(meta or {})) for i, meta in zip(got["ids"], got["metadatas"]))
+        return found
 
     def forget(self, key: str) -> None:
         """Delete the entry of the packed namespace whose digest is ``key``."""
+        self.send_held()
         names = self.names()
         if names is not None:
             names.delete(ids=[key])
@@ -183,8 +295,9 @@ class Packing:
     def namespace(self, key: str, name: str, *, create: bool) -> PackedNamespace | None:
         """The view of packed namespace ``name`` (digest ``key``); ``None`` when it has no
         entry and ``create`` is off (else its entry is written)."""
-        if self.entry(key) is not None:
-            return PackedNamespace(self, key, name)
+        found = self.entry(key)
+        if found is not None:
+            return PackedNamespace(self, key, name, entry=found)
         if not create:
             return None
         self.records(create=True)
@@ -210,12 +323,28 @@ class PackedNamespace:
     entry in the names collection.
     """
 
-    def __init__(self, packing: Packing, key: str, name: str, *, empty: bool = False) -> None:
+    def __init__(
+        self,
+        packing: Packing,
+        key: str,
+        name: str,
+        *,
+        empty: bool = False,
+        entry: Mapping[str, Any] | None = None,
+    ) -> None:
         self._packing = packing
         self._empty = empty  # made by a sole writer, nothing added yet: reads need no Chroma
+        # The entry as read to open the view: the first read of it is this one (a namespace
+        # opened is loaded at once, and its load reads the entry), later reads ask Chroma.
+        self._opened_with = None if entry is None else dict(entry)
         self._key = key
         self._prefix = f"{key}{_SEPARATOR}"
         self.name = f"{packed_collection(packing._base)}[{name}]"
+
+    @property
+    def key(self) -> str:
+        """The namespace's digest: its entry's id and its records' prefix."""
+        return self._key
 
     @property
     def _client(self) -> Any:
@@ -232,7 +361,7 @@ class PackedNamespace:
     @property
     def metadata(self) -> dict[str, Any]:
         """The namespace's entry; the shared width when it has recorded none."""
-        entry = self._packing.entry(self._key) or {}
+        entry = self._entry() or {}
         if DIMENSION_KEY not in entry:
             shared = (self._packing.records().metadata or {}).get(DIMENSION_KEY)
             if shared is not None:
@@ -264,7 +393,7 @@ class PackedNamespace:
     def marks(self) -> tuple[str, str]:
         """The namespace's written and deleted marks (``""`` where never written): one read
         by id, what a catch-up asks before it reads the shared collection."""
-        return marks_of({} if self._empty else self._packing.entry(self._key) or {})
+        return marks_of({} if self._empty else self._entry() or {})
 
     def get(
         self,
@@ -295,6 +424,7 @@ class PackedNamespace:
         documents: Sequence[str],
     ) -> None:
         self._empty = False  # before: a failed add may leave some of it
+        self._packing.send_held()
         self._packing.records().add(
             ids=self._ids(ids),
             embeddings=embeddings,
@@ -304,12 +434,11 @@ class PackedNamespace:
         self._written(metadatas)
 
     def update(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
-        self._packing.records().update(
-            ids=self._ids(ids), metadatas=[self._mark(m) for m in metadatas]
-        )
+        self._packing.update_records(self._ids(ids), [self._mark(m) for m in metadatas])
         self._written(metadatas)
 
     def delete(self, ids: Sequence[str]) -> None:
+        self._packing.send_held()
         self._packing.records().delete(ids=self._ids(ids))
         self._packing.mark(self._key, DELETED_KEY)
 
@@ -344,6 +473,10 @@ class PackedNamespace:
         self._packing.forget(self._key)
 
     # -------------------------------------------------------------- mapping
+    def _entry(self) -> dict[str, Any] | None:
+        opened, self._opened_with = self._opened_with, None
+        return opened if opened is not None else self._packing.entry(self._key)
+
     def _ids(self, ids: Sequence[str]) -> list[str]:
         return [self._prefix + i for i in ids]
 

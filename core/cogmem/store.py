@@ -202,6 +202,12 @@ class ChromaStore:
         meta = self._metadata()
         return int(meta.get(GENERATION_KEY, 0)), marks_of(meta) if self._packed else None
 
+    @property
+    def packed_key(self) -> str | None:
+        """A packed namespace's digest (:class:`~cogmem.shared_namespaces.PackedNamespace`),
+        ``None`` for a collection of its own."""
+        return str(self._collection.key) if self._packed else None
+
     def marks(self) -> tuple[str, str] | None:
         """A packed namespace's written and deleted marks, renewed by every write and every
         delete (:meth:`cogmem.shared_namespaces.PackedNamespace.marks`); ``None`` for a
