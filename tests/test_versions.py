@@ -749,6 +749,30 @@ def test_content_words_spelled_short_or_wrong_or_by_a_synonym_are_the_same(
     assert kind(reader, old, new, cosine=0.8) == "same"
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The hallway is 4 m long.", "The hallway is four metres long."),
+        ("My suitcase weighs 23 kg.", "My suitcase weighs twenty-three kilos."),
+        ("Our pool is kept at 28°C.", "Our pool is kept at 28 degrees Celsius."),
+        ("Parking costs $12/day.", "Parking costs twelve dollars a day."),
+        ("The kitchen is 15 sq m.", "The kitchen is fifteen square meters."),
+    ],
+)
+def test_a_quantity_in_other_units_words_is_the_same(
+    reader: StatementReader, old: str, new: str
+) -> None:
+    """A unit after a number has one name (cogmem.units): "4 m" / "four metres"."""
+    assert kind(reader, old, new, cosine=0.85) == "same"
+
+
+def test_a_quantity_in_another_unit_is_not_the_same(reader: StatementReader) -> None:
+    old, new = "My suitcase weighs 23 kg.", "My suitcase weighs 23 lbs."
+    assert kind(reader, old, new, cosine=0.9) != "same"
+    old, new = "The hallway is 4 m long.", "The hallway is 4 ft long."
+    assert kind(reader, old, new, cosine=0.9) != "same"
+
+
 def test_two_words_a_letter_apart_or_a_name_spelled_anew_are_not_misspellings(
     reader: StatementReader,
 ) -> None:
@@ -808,6 +832,15 @@ def test_the_same_content_words_about_other_people_or_in_another_order_are_not_t
     assert kind(reader, old, new, 0.91) not in ("same", "update")
     old, new = "Ibrahim's shoe size is 9.", "Ibrahim's son wears a size nine shoe."
     assert kind(reader, old, new, 0.9) not in ("same", "update")
+
+
+def test_things_told_apart_by_an_adjective_are_two_subjects(reader: StatementReader) -> None:
+    """By cosine, antonyms sit as close as synonyms ("upstairs" / "downstairs" 0.84): two
+    subjects that differ by a word the parser reads as an adjective or an adverb are two."""
+    old, new = "The upstairs bathroom has a leak.", "The downstairs bathroom has a leak."
+    assert kind(reader, old, new, cosine=0.95) not in ("same", "update")
+    old, new = "The upstairs heater is set to 20 degrees.", "The downstairs heater is set to 20 °C."
+    assert kind(reader, old, new, cosine=0.95) not in ("same", "update")
 
 
 def test_a_revision_of_what_the_older_also_says_updates_it_further_apart(

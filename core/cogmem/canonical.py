@@ -21,6 +21,8 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
+from .units import units
+
 __all__ = [
     "calendar_dates",
     "canonical_text",
@@ -175,7 +177,8 @@ def unshouted(text: str) -> str:
 
 def canonical_text(text: str) -> str:
     """``text`` with contractions spelled as contractions ("im", "'s" for "is"), number words
-    as digits, clock times as ``HH:MM`` and hyphenated words glued into one ("motherinlaw";
+    as digits, units after a number by one name (:func:`cogmem.units.units`), clock times as
+    ``HH:MM`` and hyphenated words glued into one ("motherinlaw";
     spelling is canonicalised word by word after parsing, by :func:`us_spelling`).
 
     >>> canonical_text("We have two kids; dinner is at seven in the evening.")
@@ -191,6 +194,7 @@ def canonical_text(text: str) -> str:
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
     said = calendar_dates(clock_times(spelled_is(apostrophised(_AGE.sub(r"\1", digits)))))
+    said = units(said)  # after clock times and dates: "5 pm" is no picometre
     return _GLUED.sub("", _COMPOUND.sub(_us_compound, said))
 
 

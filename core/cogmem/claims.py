@@ -89,6 +89,8 @@ class Claim:
             meaning.
         nouns: The words of the value the parser tagged common nouns ("physician" of "is a
             physician"; not "older", "upstairs").
+        modifiers: The words of the subject the parser tagged adjectives or adverbs
+            ("upstairs" of "the upstairs thermostat").
     """
 
     subject: str
@@ -103,6 +105,7 @@ class Claim:
     person: bool = False
     roles: frozenset[str] = frozenset()
     nouns: frozenset[str] = frozenset()
+    modifiers: frozenset[str] = frozenset()
 
     @property
     def thing(self) -> frozenset[str]:

@@ -220,8 +220,10 @@ def one_verb(old: Claim, new: Claim) -> bool:
 
 def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """:func:`same_subject`, or one thing of one owner named by synonyms ("my lawyer" / "my
-    attorney": cosine of the words that differ ≥ ``SYNONYM_KIN``; never two relatives, and
-    not "the living room TV" / "the bedroom TV", whose other words tell two things apart)."""
+    attorney": cosine of the words that differ ≥ ``SYNONYM_KIN``; never two relatives, nor
+    words the parser read as adjectives or adverbs, whose antonyms sit as close ("the upstairs
+    thermostat" / "the downstairs thermostat"), and not "the living room TV" / "the bedroom
+    TV", whose other words tell two things apart)."""
     if same_subject(old, new):
         return True
     if is_pronoun(old) or is_pronoun(new) or old.person or new.person or old.owner != new.owner:
@@ -231,6 +233,8 @@ def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
         return False
     if not all(w.isalpha() for w in a | b):
         return False  # "tok00300" / "tok00785": codes, not words with synonyms
+    if a & old.modifiers or b & new.modifiers:
+        return False  # by cosine never adjectives or adverbs: "upstairs" / "downstairs" 0.84
     return similar(" ".join(sorted(a)), " ".join(sorted(b))) >= SYNONYM_KIN
 
 

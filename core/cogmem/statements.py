@@ -277,6 +277,9 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
                 if t.dep_ == "pobj" and t.head.dep_ == "prep"
             ),
             nouns=frozenset(word(t) for t in tokens if t.pos_ == "NOUN"),
+            modifiers=frozenset()
+            if subject is None
+            else frozenset(word(t) for t in subject.subtree if t.pos_ in ("ADJ", "ADV")),
         )
         said_by = subject_phrase(reporter, speaker)[0] if reporter is not None else ""
         if said_by and claim.subject == "it":  # "Kofi said it is ...": Kofi's, whatever it is
