@@ -841,6 +841,15 @@ def test_things_told_apart_by_an_adjective_are_two_subjects(reader: StatementRea
     assert kind(reader, old, new, cosine=0.95) not in ("same", "update")
     old, new = "The upstairs heater is set to 20 degrees.", "The downstairs heater is set to 20 °C."
     assert kind(reader, old, new, cosine=0.95) not in ("same", "update")
+    # "right" is a side here, not "correct": read as a version word it left "the speaker"
+    old, new = (
+        "The left speaker crackles at high volume.",
+        "The right speaker crackles at high volume.",
+    )
+    assert kind(reader, old, new, cosine=0.95) not in ("same", "update")
+    # and where it means "correct", the subject named with more words is still the same one
+    old, new = "My gym locker is number 41.", "The right gym locker is number 14."
+    assert kind(reader, old, new, cosine=0.9) == "update"
 
 
 def test_a_revision_of_what_the_older_also_says_updates_it_further_apart(

@@ -45,7 +45,7 @@ SUBJECTS = frozenset({"nsubj", "nsubjpass", "csubj"})
 VERSION_WORDS = frozenset(
     {
         "new", "current", "updated", "latest", "actual", "real", "correct", "present", "old",
-        "previous", "former", "recent", "now", "newest", "revised", "final", "right",
+        "previous", "former", "recent", "now", "newest", "revised", "final",
     }
 )  # fmt: skip
 OTHER_POSSESSIVES = frozenset({"his", "her", "their", "its", "your"})
