@@ -38,7 +38,10 @@ _MONEY = {
     "gbp": "pound_sterling", "yen": "yen",
 }  # fmt: skip
 _SHORT = 3  # letters at most of a unit's short form ("kg", "mL", "kph")
-_POWERS = {"²": "square", "2": "square", "³": "cubic", "3": "cubic"}
+_POWERS = {
+    **dict.fromkeys(("²", "2", "sq", "square"), "square"),
+    **dict.fromkeys(("³", "3", "cu", "cubic"), "cubic"),
+}
 _NUMBER = r"\d+(?:[.,]\d+)*"
 # A sign and a number ("$40", "€1,200"), or a number and what may be a unit after it: "30kg",
 # "19°C", "4%", "20 m²", "20 sq m", "20 square metres", "21 degrees Celsius".
@@ -123,8 +126,7 @@ def _amount(match: re.Match[str]) -> str | None:
         return None
     power = match["sq"] or match["pow"]
     if power:
-        power_word = power.lower().rstrip(".")
-        shape = {"sq": "square", "cu": "cubic"}.get(power_word, _POWERS.get(power_word, power_word))
+        shape = _POWERS[power.lower().rstrip(".").lstrip("^")]
         return f"{_plain(match['n'])} {shape} {name}"
     if scale and word != scale.lower():
         return f"{_plain(match['n'])} {name} {scale}"
