@@ -1,4 +1,5 @@
-"""Shared fixtures: a clock that never reads the wall, and stores on the fast fake embedder."""
+"""Shared fixtures: a clock that never reads the wall, stores on the fast fake embedder, and a
+statement reader."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
+from cogmem.reader import StatementReader
 from cogmem.testing import HashingEmbedder
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
@@ -32,6 +34,12 @@ def needs_data(*relative: str) -> Callable[[Any], Any]:
         return pytest.mark.skipif(bool(missing), reason="; ".join(missing))(test)
 
     return apply
+
+
+@pytest.fixture(scope="module")
+def reader() -> StatementReader:
+    """A statement reader of its own (its reads kept for the module's tests)."""
+    return StatementReader()
 
 
 @pytest.fixture

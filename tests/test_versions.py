@@ -56,16 +56,13 @@ _COSINES = {
     frozenset({"wife", "husband"}): 0.86,
     frozenset({"upstairs", "downstairs"}): 0.84,
     frozenset({"old", "young"}): 0.86,
+    frozenset({"civil engineer", "surveyor"}): 0.49,
+    frozenset({"copper kettle", "copper pot"}): 0.81,
 }
 
 
 def similar(a: str, b: str) -> float:
     return 1.0 if a == b else _COSINES.get(frozenset({a, b}), 0.1)
-
-
-@pytest.fixture(scope="module")
-def reader() -> StatementReader:
-    return StatementReader()
 
 
 def kind(reader: StatementReader, old: str, new: str, cosine: float | None = None) -> str:

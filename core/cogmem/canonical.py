@@ -12,7 +12,9 @@ them). Contractions need nothing here: the parser splits them and lemmatises the
 Clock times have no small, maintained library that turns "5 pm", "17:00" and "five in the
 evening" into one form without also guessing a date, so :func:`clock_times` does only that,
 on the forms in the table of :data:`_CLOCK`: a 12-hour time with am/pm or a part of the day,
-noon and midnight, and HH:MM, all to ``HH:MM`` on the 24-hour clock.
+noon and midnight, and HH:MM, all to ``HH:MM`` on the 24-hour clock. How often ("a day",
+"daily", "every day") and dozens are small closed forms, read here too (:func:`rates`,
+:func:`dozens`); a day of the week is named in full by dateutil's names (:func:`weekday`).
 """
 
 from __future__ import annotations
@@ -21,15 +23,20 @@ import re
 from datetime import datetime
 from functools import lru_cache
 
+from dateutil.parser import parserinfo
+
 from .units import units
 
 __all__ = [
     "calendar_dates",
     "canonical_text",
     "clock_times",
+    "dozens",
+    "rates",
     "unchatted",
     "unshouted",
     "us_spelling",
+    "weekday",
 ]
 
 # h[:mm] followed by am/pm, or by "in the morning/afternoon/evening/at night".
@@ -161,6 +168,30 @@ def calendar_dates(text: str) -> str:
     return _DATE.sub(_date, text)
 
 
+def weekday(word: str, *, capitalised: bool = False) -> str:
+    """``word`` as the full name of a day of the week when it names one, else as it is
+    (dateutil's names and abbreviations, a plural "s" dropped: "Weds", "Tuesdays", "thurs" ->
+    "wednesday", "tuesday", "thursday"). "sat" and "sun" are words of their own unless
+    ``capitalised`` ("Sat the 18th").
+
+    >>> weekday("Weds"), weekday("sat"), weekday("Sat", capitalised=True), weekday("sunny")
+    ('wednesday', 'sat', 'saturday', 'sunny')
+    """
+    lower = word.lower()
+    if lower in _NOT_DAYS and not capitalised:
+        return word
+    for form in (lower, lower[:-1] if lower.endswith("s") else ""):
+        day: int | None = _DATES.weekday(form) if form else None
+        if day is not None:
+            return _DAY_NAMES[day]
+    return word
+
+
+_DATES = parserinfo()
+_DAY_NAMES: tuple[str, ...] = tuple(long.lower() for _, long in parserinfo.WEEKDAYS)
+_NOT_DAYS = frozenset({"sun", "sat", "suns"})
+
+
 def unshouted(text: str) -> str:
     """``text`` in sentence case when it is written in capitals ("I'M ALLERGIC TO BEES!!" ->
     "I'm allergic to bees!!"): the parser reads shouting as a row of names.
@@ -177,9 +208,11 @@ def unshouted(text: str) -> str:
 
 def canonical_text(text: str) -> str:
     """``text`` with contractions spelled as contractions ("im", "'s" for "is"), number words
-    as digits, units after a number by one name (:func:`cogmem.units.units`), clock times as
-    ``HH:MM`` and hyphenated words glued into one ("motherinlaw";
-    spelling is canonicalised word by word after parsing, by :func:`us_spelling`).
+    as digits (dozens too, and thousands not grouped: "1,850" -> "1850"), units after a
+    number by one name (:func:`cogmem.units.units`), how often in one form (:func:`rates`:
+    "daily", "every day" -> "per day"), clock times as ``HH:MM`` and hyphenated words glued
+    into one ("motherinlaw"; spelling is canonicalised word by word after parsing, by
+    :func:`us_spelling`).
 
     >>> canonical_text("We have two kids; dinner is at seven in the evening.")
     'We have 2 kids; dinner is at 19:00.'
@@ -194,8 +227,73 @@ def canonical_text(text: str) -> str:
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
     said = calendar_dates(clock_times(spelled_is(apostrophised(_AGE.sub(r"\1", digits)))))
-    said = units(said)  # after clock times and dates: "5 pm" is no picometre
+    # units after clock times and dates: "5 pm" is no picometre
+    said = rates(units(dozens(_THOUSANDS.sub(_ungrouped, said))))
     return _GLUED.sub("", _COMPOUND.sub(_us_compound, said))
+
+
+# How often is said at the end of a clause, or before what else it says ("daily at 7"); not
+# before a noun ("a weekly session", "a night owl"), "and" ("a year and a half"), "or" ("a day
+# or two") or "to" ("a day to remember").
+_RATE_END = (
+    r"(?=\s*(?:[.,;:!?)]|$)"
+    r"|\s+(?:at|on|in|for|with|since|until|when|during|but|so|because|except|unless|if)\b)"
+)
+# "daily", "annually": how often, as an adverb.
+_ADVERB = re.compile(
+    rf"\b(daily|weekly|monthly|yearly|hourly|nightly|annually)\b{_RATE_END}", re.IGNORECASE
+)
+_PERIODS = {
+    "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "hourly": "hour",
+    "nightly": "night", "annually": "year",
+}  # fmt: skip
+# "a day", "every week", "each month": how often, but not "in a day", "for a year", "within a
+# week".
+_EVERY = re.compile(
+    r"(?<!\bin )(?<!\bfor )(?<!\bwithin )\b(?:an?|each|every)\s+"
+    rf"(day|week|month|year|hour|night)\b{_RATE_END}",
+    re.IGNORECASE,
+)
+
+
+def rates(text: str) -> str:
+    """``text`` with how often said one way: "a day", "every day", "each day" and "daily" (an
+    adverb) as "per day", and so for the week, month, year, hour and night; "annually" as
+    "per year". A prepositional phrase, as ``pint`` writes a rate ("$40/hr" -> "40 dollar per
+    hour"), and as the parser reads best.
+
+    >>> rates("I drink 2 liter of water a day, 35 euro monthly, in a day or two.")
+    'I drink 2 liter of water per day, 35 euro per month, in a day or two.'
+    """
+    said = _EVERY.sub(lambda m: f"per {m[1].lower()}", text)
+    return _ADVERB.sub(lambda m: f"per {_PERIODS[m[1].lower()]}", said)
+
+
+# A number with its thousands grouped by commas: "1,850", "10,000" (not "1,2,3").
+_THOUSANDS = re.compile(r"(?<![\d,.])\d{1,3}(?:,\d{3})+(?![\d,])")
+
+
+def _ungrouped(match: re.Match[str]) -> str:
+    return match[0].replace(",", "")
+
+
+_DOZEN = re.compile(r"\b(?:(?P<n>\d+)|(?P<half>half )?an?|one)\s+dozen\b", re.IGNORECASE)
+
+
+def dozens(text: str) -> str:
+    """``text`` with a number of dozens as its number ("a dozen" 12, "2 dozen" 24, "half a
+    dozen" 6; "dozens" stays).
+
+    >>> dozens("a dozen eggs, 2 dozen croissants, half a dozen rolls, dozens of times")
+    '12 eggs, 24 croissants, 6 rolls, dozens of times'
+    """
+
+    def number(match: re.Match[str]) -> str:
+        if match["half"]:
+            return "6"
+        return str(12 * int(match["n"] or 1))
+
+    return _DOZEN.sub(number, text)
 
 
 # "is 16 years old" says an age as "is 16" does.

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .canonical import us_spelling
+from .canonical import us_spelling, weekday
 
 __all__ = [
     "FAMILY_WORDS",
@@ -31,6 +31,7 @@ __all__ = [
     "appositive_name",
     "clauses",
     "clefts",
+    "day_name",
     "is_question",
     "mend_verbs_read_as_nouns",
     "owned_by_pronoun",
@@ -55,9 +56,12 @@ def word(token: Any) -> str:
     """A token as canonical text: its lemma, lowercased, in US spelling (numbers as written;
     a capitalised "plural" that is the subject of a singular verb as written: a name, "Ines
     is", "James lives"; so is a capitalised subject read as a verb's -ing form, "Dumpling
-    was"), a family word in one form ("mum", "mom", "mommy" -> "mother")."""
+    was"), a family word in one form ("mum", "mom", "mommy" -> "mother"), a day of the week
+    written with a capital by its full name ("Weds", "Sat" -> "wednesday", "saturday")."""
     if token.like_num or any(ch.isdigit() for ch in token.text):
         return str(token.text.lower())
+    if token.text[:1].isupper() and (day := day_name(token)) != token.text:
+        return day  # "Weds", "Tuesdays", "Sat": one name
     if token.lower_ in FAMILY_WORDS:  # the small model lemmatizes "lives" after "mum" as "life"
         return FAMILY_WORDS[token.lower_]
     if token.tag_ in ("NNS", "NNPS") and token.text[:1].isupper() and _of_singular_verb(token):
@@ -66,6 +70,13 @@ def word(token: Any) -> str:
         return str(token.lower_)  # a name read as a verb: "Dumpling was neutered", not "dumple"
     lemma = token.lemma_.lower() if token.lemma_ else token.lower_
     return FAMILY_WORDS.get(lemma, us_spelling(lemma))
+
+
+def day_name(token: Any) -> str:
+    """A token written with a capital as the full name of the day of the week it names, else
+    as written (:func:`cogmem.canonical.weekday`; "Sat" and "Sun" mid-sentence only: "Sun is
+    out" is no Sunday)."""
+    return weekday(token.text, capitalised=not token.is_sent_start)
 
 
 def _of_singular_verb(token: Any) -> bool:

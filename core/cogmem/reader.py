@@ -20,7 +20,14 @@ from dataclasses import fields, replace
 from typing import Any
 
 from .canonical import canonical_text, us_spelling
-from .clauses import FAMILY_WORDS, FIRST_PERSON, appositive_name, mend_verbs_read_as_nouns, word
+from .clauses import (
+    FAMILY_WORDS,
+    FIRST_PERSON,
+    appositive_name,
+    day_name,
+    mend_verbs_read_as_nouns,
+    word,
+)
 from .errors import CogmemError
 from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 from .statements import MAX_WORDS, Claim, Statement, read_doc
@@ -233,11 +240,12 @@ _SPEAKER = FIRST_PERSON | {"user"}
 def _anchors(doc: Any) -> set[str]:
     """The names, numbers and negations of a parsed line, canonical (not "User" of an agent's
     note, which is the speaker, as "I" is; a name in apposition whatever its tag: "Raj" of "My
-    coworker Raj")."""
+    coworker Raj"; a day of the week, "Wednesdays" read as a plural noun)."""
     return {
         "not" if t.dep_ == "neg" else word(t)
         for t in doc
         if ((t.pos_ == "PROPN" or appositive_name(t)) and t.lower_ not in _SPEAKER)
+        or (t.text[:1].isupper() and day_name(t) != t.text)
         or t.like_num
         or t.dep_ == "neg"
         or any(ch.isdigit() for ch in t.text)

@@ -21,11 +21,15 @@ phrases is asked of a :data:`~cogmem.phrases.PhraseSimilarity`.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from .claims import BARE_CHANGES, PRONOUNS, TIME_WORDS, Claim
+from .content_words import only_reworded
 from .people import RELATIVES, is_pronoun
 from .phrases import PhraseSimilarity
 from .statements import ADJUSTERS, CHANGE_VERBS
-from .synonyms import same_sense
+from .synonyms import opposite, same_sense
+from .units import unit_name
 
 __all__ = [
     "COMPLEMENT_KIN",
@@ -37,11 +41,13 @@ __all__ = [
     "changes_value",
     "one_predicate",
     "one_verb",
+    "opposed",
     "other_things",
     "owns",
     "same_slot",
     "same_subject",
     "synonymous",
+    "two_doings",
     "value_phrase",
     "when_word",
 ]
@@ -60,6 +66,9 @@ SYNONYM_KIN = 0.8
 
 
 _COPULAS = frozenset({"be", "become", "remain", "stay", "seem", "feel", "look"})
+# Verbs that say little of their own ("have dinner", "go to bed", "turn 90"): what such a
+# clause says is in its value.
+_LIGHT = _COPULAS | {"have", "get", "do", "make", "go", "take", "turn", "keep"}
 
 
 # Predicates that fill one attribute though the embedder places them apart ("I'm based in
@@ -123,15 +132,17 @@ def other_things(old: Claim, new: Claim) -> bool:
     """Whether the objects of one verb name two things, as what else the clauses say shows:
     the same number ("a size 9 shoe" / "a size 9 ring"), or each its own time ("my thyroid
     pill at 6am" / "my vitamin D at 6pm"): the number or time is then what is said of each
-    thing, not a value the other changes. Objects that differ only in a number, or where one
-    names more of the same thing ("my pill" / "my thyroid pill"), are one thing."""
+    thing, not a value the other changes. Objects that differ only in a number or a unit
+    ("7 pounds" / "7 kilograms"), or where one names more of the same thing ("my pill" / "my
+    thyroid pill"), are one thing."""
     if old.predicate in _COPULAS or new.predicate in _COPULAS:
         return False
     a, b = old.complement.split(), new.complement.split()
     words_a = {w for w in a if not when_word(w)} - _OWNED_BY
     words_b = {w for w in b if not when_word(w)} - _OWNED_BY
-    if not (words_a - words_b and words_b - words_a):
-        return False
+    ours, theirs = words_a - words_b, words_b - words_a
+    if not (ours and theirs) or all(unit_name(w) for w in ours | theirs):
+        return False  # "weighs 7 pounds" / "weighs 7 kilograms": one thing, another amount
     numbers_a = {w for w in a if when_word(w)}
     if numbers_a and numbers_a == {w for w in b if when_word(w)}:
         return True
@@ -143,7 +154,9 @@ def other_things(old: Claim, new: Claim) -> bool:
 def same_subject(old: Claim, new: Claim) -> bool:
     """Whether two claims are about one subject: the same person or name, or the same thing
     of one owner ("my dentist appointment" / "the dentist appointment"; "the wifi password at
-    home" / "the home wifi password"), one naming it with more words than the other."""
+    home" / "the home wifi password"), one naming it with more words than the other, and
+    and with a word after a preposition in both, the same preposition ("my flight to Rome" /
+    "my flight back from Rome" are two)."""
     if is_pronoun(old) or is_pronoun(new):
         return False  # "it", "she": who or what is not known here
     if old.subject == new.subject:
@@ -162,8 +175,23 @@ def same_subject(old: Claim, new: Claim) -> bool:
         return len(words) > 1 and other.subject in words[:1]
     if old.owner and new.owner and not _one_owner(old.owner, new.owner):
         return False
+    if _other_ways(old.subject, new.subject):
+        return False  # "my flight to Rome" / "my flight back from Rome": two flights
     a, b = old.thing, new.thing
     return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def _other_ways(a: str, b: str) -> bool:
+    """Whether two subject phrases put one word after other prepositions ("flight to rome" /
+    "flight back from rome")."""
+    ways_a, ways_b = _ways(a), _ways(b)
+    return any(ways_a[w] != ways_b[w] for w in ways_a.keys() & ways_b.keys())
+
+
+def _ways(subject: str) -> dict[str, str]:
+    """The words of a subject phrase that follow a preposition, with it ("rome": "to")."""
+    words = subject.split()
+    return {w: p for p, w in pairwise(words) if p in _PREPOSITIONS}
 
 
 def _one_owner(a: str, b: str) -> bool:
@@ -194,6 +222,14 @@ def same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     return similar(_predicate_phrase(old), _predicate_phrase(new)) >= PREDICATE_KIN
 
 
+def opposed(old: Claim, new: Claim) -> bool:
+    """Whether two claims' verbs are opposites (:func:`cogmem.synonyms.opposite`: "buy" /
+    "sell", "start" / "end", "open" / "close"), which the embedder places as close as one
+    attribute's verbs: said of one value, they never say the same thing twice."""
+    first, second = old.predicate.split()[0], new.predicate.split()[0]
+    return first != second and opposite(first, second)
+
+
 def _located(claim: Claim) -> bool:
     """Whether a claim says where its subject is: "is" with a place and nothing else ("is on
     the 4th floor", "is in Lyon"; not "is hard of hearing in his left ear")."""
@@ -219,11 +255,13 @@ def one_verb(old: Claim, new: Claim) -> bool:
 
 
 def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
-    """:func:`same_subject`, or one thing of one owner named by synonyms ("my lawyer" / "my
-    attorney": cosine of the words that differ ≥ ``SYNONYM_KIN``; never two relatives, nor
-    words the parser read as adjectives or adverbs, whose antonyms sit as close ("the upstairs
-    thermostat" / "the downstairs thermostat"), and not "the living room TV" / "the bedroom
-    TV", whose other words tell two things apart)."""
+    """:func:`same_subject`, or one thing of one owner named otherwise: a misspelling or
+    WordNet's first-sense synonym (:func:`cogmem.content_words.only_reworded`: "my favrite
+    bar" / "my favorite bar"), or words at cosine ≥ ``SYNONYM_KIN`` ("my lawyer" / "my
+    attorney"); never two relatives, nor by cosine words the parser read as adjectives or
+    adverbs, whose antonyms sit as close ("the upstairs thermostat" / "the downstairs
+    thermostat"), and not "the living room TV" / "the bedroom TV", whose other words tell two
+    things apart."""
     if same_subject(old, new):
         return True
     if is_pronoun(old) or is_pronoun(new) or old.person or new.person or old.owner != new.owner:
@@ -233,9 +271,34 @@ def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
         return False
     if not all(w.isalpha() for w in a | b):
         return False  # "tok00300" / "tok00785": codes, not words with synonyms
+    if only_reworded(a, b):
+        return True  # "my favrite bar" / "my favorite bar"; "my sofa" / "my couch"
     if a & old.modifiers or b & new.modifiers:
         return False  # by cosine never adjectives or adverbs: "upstairs" / "downstairs" 0.84
     return similar(" ".join(sorted(a)), " ".join(sorted(b))) >= SYNONYM_KIN
+
+
+def two_doings(old: Claim, new: Claim) -> bool:
+    """Whether two claims about one subject say it does two things, whatever else they
+    share: one verb with a word of each value the other lacks ("Marcus plays tennis on
+    Saturdays." / "... chess on Saturdays."), two verbs that say something of their own and
+    are not WordNet's first-sense synonyms ("Walter runs 5 km every morning." / "... swims 5
+    km every morning."), or light
+    verbs with values that share no word besides numbers and time words ("The kids go to bed
+    at 8pm." / "The kids have dinner at 8pm."). The same names and numbers, at any cosine,
+    do not make them one fact."""
+    if not same_subject(old, new):
+        return False
+    ours = {w for w in old.content if not when_word(w)}
+    theirs = {w for w in new.content if not when_word(w)}
+    if old.predicate == new.predicate:  # "plays tennis" / "plays chess" on Saturdays
+        return bool(ours - theirs and theirs - ours)
+    verbs = old.predicate.split()[0], new.predicate.split()[0]
+    if not set(verbs) & _LIGHT:
+        return verbs[0] != verbs[1] and not same_sense(*verbs)
+    if not set(verbs) <= _LIGHT:
+        return False
+    return bool(ours and theirs) and not ours & theirs
 
 
 def synonymous(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:

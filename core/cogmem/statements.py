@@ -288,6 +288,7 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             _set_to(claim, verb, speaker)
             or _it_for(claim, verb, said_by, speaker)
             or _owned_complement(claim, verb, speaker)
+            or _works_as(claim, verb)
             or claim
         )
     for sent in doc.sents:
@@ -417,6 +418,31 @@ def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
         person=False,
         roles=frozenset(),
     )
+
+
+def _works_as(claim: Claim, verb: Any) -> Claim | None:
+    """ "works as a surveyor" (an agent's note) says what "is a surveyor" says: the role after
+    "as" is the complement of "be"."""
+    if claim.predicate not in _ROLE_VERBS or claim.complement:
+        return None
+    for prep in verb.children:
+        objects = [c for c in prep.children if c.dep_ == "pobj"]
+        if prep.dep_ == "prep" and prep.lower_ == "as" and objects:
+            role = [t for t in objects[0].subtree if t.dep_ not in ("det", "punct")]
+            value = list(claim.value)
+            value.remove("as")
+            return replace(
+                claim,
+                predicate="be",
+                value=tuple(value),
+                complement=" ".join(word(t) for t in role),
+                complement_kind=_kind(role),
+                roles=frozenset(r for r in claim.roles if not r.startswith("as ")),
+            )
+    return None
+
+
+_ROLE_VERBS = frozenset({"work", "serve"})
 
 
 def _set_to(claim: Claim, verb: Any, speaker: str) -> Claim | None:

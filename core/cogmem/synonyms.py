@@ -1,4 +1,5 @@
-"""Words of one sense: WordNet 3.0's synonyms, first senses only (design §6).
+"""Words of one sense, and words of opposite senses: WordNet 3.0's synonyms (first senses
+only) and antonyms (design §6).
 
 Two words are synonyms here when WordNet gives them one sense as the first (most frequent)
 of each ("scared" / "afraid", "myopic" / "nearsighted", "sofa" / "couch", "maths" /
@@ -10,6 +11,12 @@ of each ("scared" / "afraid", "myopic" / "nearsighted", "sofa" / "couch", "maths
 The groups come from ``data/wordnet-synonyms.txt.gz`` (one group per line, written by
 ``tools/wordnet_synonyms.py`` from WordNet 3.0; its licence is ``data/WORDNET-LICENSE.txt``),
 read once per process on first use and checked against :data:`DIGEST` first.
+
+Two words are opposites (:func:`opposite`) when WordNet calls them antonyms in any sense, or
+calls a word of one first sense with each so ("buy" / "sell"; "start" / "end", through
+"begin"), from ``data/wordnet-antonyms.txt.gz`` (a pair per line, verbs, adjectives and
+adverbs; checked against :data:`ANTONYMS_DIGEST`). An embedding puts such words as close as
+synonyms ("buy" / "sell" 0.75).
 """
 
 from __future__ import annotations
@@ -21,12 +28,17 @@ from importlib import resources
 
 from .errors import CogmemError
 
-__all__ = ["DIGEST", "same_sense"]
+__all__ = ["ANTONYMS_DIGEST", "DIGEST", "opposite", "same_sense"]
 
 DIGEST = "a70e43c1ffbe25dbd0aa753fd798f3c0af0ee10b6200b9266547e0873b14e6d0"
 """sha256 of ``data/wordnet-synonyms.txt.gz``."""
 
+ANTONYMS_DIGEST = "02ca578c8ad97c744c8c848592508d80648592f73eb60d21752fb9a66acd5720"
+"""sha256 of ``data/wordnet-antonyms.txt.gz``."""
+
 _groups: dict[str, tuple[int, ...]] | None = None
+_members: dict[int, tuple[str, ...]] = {}
+_antonyms: frozenset[tuple[str, str]] | None = None
 _lock = threading.Lock()
 
 
@@ -44,6 +56,35 @@ def same_sense(a: str, b: str) -> bool:
     return theirs is not None and any(g in theirs for g in groups.get(a, ()))
 
 
+def opposite(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` (lower-case lemmas) are WordNet antonyms, themselves or through
+    words of one first sense with each ("start" / "end" through "begin").
+
+    Raises:
+        CogmemError: A shipped file is damaged (its sha256 is not the one expected).
+    """
+    pairs = _load_antonyms()
+    ours, theirs = _senses_of(a), _senses_of(b)
+    return any((min(x, y), max(x, y)) in pairs for x in ours for y in theirs)
+
+
+def _senses_of(word: str) -> set[str]:
+    """``word`` and the words of its first sense."""
+    groups, members = _load(), _members
+    return {word, *(w for number in groups.get(word, ()) for w in members[number])}
+
+
+def _load_antonyms() -> frozenset[tuple[str, str]]:
+    global _antonyms
+    if _antonyms is None:
+        with _lock:
+            if _antonyms is None:
+                text = _checked("data/wordnet-antonyms.txt.gz", ANTONYMS_DIGEST)
+                pairs = (line.split() for line in text.splitlines())
+                _antonyms = frozenset((a, b) for a, b in pairs)
+    return _antonyms
+
+
 def _load() -> dict[str, tuple[int, ...]]:
     global _groups
     if _groups is None:
@@ -54,15 +95,23 @@ def _load() -> dict[str, tuple[int, ...]]:
 
 
 def _read() -> dict[str, tuple[int, ...]]:
-    """Each word and the groups it is in (their line numbers)."""
-    packed = resources.files("cogmem").joinpath("data/wordnet-synonyms.txt.gz").read_bytes()
-    if hashlib.sha256(packed).hexdigest() != DIGEST:
-        raise CogmemError(
-            "cogmem/data/wordnet-synonyms.txt.gz is damaged (its sha256 does not match); "
-            "reinstall cogmem"
-        )
+    """Each word and the groups it is in (their line numbers); the groups' words are kept
+    in ``_members``."""
+    global _members
+    text = _checked("data/wordnet-synonyms.txt.gz", DIGEST)
     out: dict[str, tuple[int, ...]] = {}
-    for number, line in enumerate(gzip.decompress(packed).decode().splitlines()):
-        for word in line.split():
+    members: dict[int, tuple[str, ...]] = {}
+    for number, line in enumerate(text.splitlines()):
+        members[number] = tuple(line.split())
+        for word in members[number]:
             out[word] = (*out.get(word, ()), number)
+    _members = members
     return out
+
+
+def _checked(name: str, digest: str) -> str:
+    """The text of the shipped gzip file ``name``, once its sha256 is ``digest``."""
+    packed = resources.files("cogmem").joinpath(name).read_bytes()
+    if hashlib.sha256(packed).hexdigest() != digest:
+        raise CogmemError(f"cogmem/{name} is damaged (its sha256 does not match); reinstall cogmem")
+    return gzip.decompress(packed).decode()

@@ -14,6 +14,9 @@ same subject and attribute, with a different value::
 * **same** — the same claims (subject, predicate, value, negation), whatever the wording:
   word order, tense and aspect, contractions, number words, clock times, UK/US spelling; or
   the same words but for abbreviations ("NYC" / "New York City", :mod:`cogmem.shortforms`);
+  or part of the older's content words, with the same names and numbers, at cosine ≥
+  ``SAME_ANCHORED`` (:func:`cogmem.content_words.says_less`: "I'm learning to play the
+  ukulele." / "I've been learning the ukulele.");
   or (last, when nothing else is read) the same names, numbers and negations, and embeddings
   at cosine ≥ ``SAME_ANCHORED`` = 0.7, the newer saying no change.
 * **update** — (first) a name spelled anew, and said to be ("It's Thompson, with a p.").
@@ -50,15 +53,23 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
 from typing import Literal
 
 import numpy as np
 
 from .agreement import agree, other_voice, same_hours
+from .anchoring import (
+    SAME_ANCHORED,
+    anchored,
+    common_ground,
+    namesakes,
+    old_and_new,
+    other_anchors,
+    timed,
+)
 from .claims import CHANGE_VERBS, Claim, Statement
-from .content_words import content, same_content
-from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
+from .content_words import same_content, says_less
+from .people import is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
 from .records import MemoryRecord
@@ -73,6 +84,7 @@ from .slots import (
     changes_value,
     one_predicate,
     one_verb,
+    opposed,
     other_things,
     owns,
     same_slot,
@@ -103,9 +115,6 @@ MARKED_NEAR = 0.35
 #: Two texts with the same content words say the same at or above this cosine
 #: (:mod:`cogmem.content_words`).
 CONTENT_SAME = 0.6
-#: Two texts the reading leaves unrelated, with the same names, numbers and negations, say
-#: the same at or above this cosine (the gate at which dedup compares words).
-SAME_ANCHORED = 0.7
 #: Two texts below this cosine whose clauses share no subject are about different things: the
 #: clauses are not compared (a search's newer-version penalty starts at 0.40 too).
 APART = 0.4
@@ -162,47 +171,6 @@ def _conflict(old: Statement, new: Statement) -> str:
     return ""
 
 
-def _namesakes(old: Statement, new: Statement) -> bool:
-    """Whether a name both texts give is two people's, as the relatives right before it say
-    ("my brother Tomás's birthday" / "my cousin Tomás's birthday"; not "my uncle Teodor" /
-    "Teodor")."""
-
-    def kin(gist: Sequence[str]) -> dict[str, str]:
-        return {name: before for before, name in pairwise(gist) if before in RELATIVES}
-
-    theirs, ours = kin(old.gist), kin(new.gist)
-    return any(
-        name in ours and ours[name] != relative
-        for name, relative in theirs.items()
-        if name in old.anchors & new.anchors
-    )
-
-
-def _other_anchors(old: Statement, new: Statement) -> bool:
-    """Whether one statement has a name, number or negation the other has not (a word
-    tagged a name in one text only, "MARIA" shouted, is in both; a name and its
-    abbreviation, "LA" / "Los Angeles", are one)."""
-    apart = {a for a in old.anchors ^ new.anchors if a not in old.words or a not in new.words}
-    if not apart or _spaced(old.anchors, new.anchors, apart):
-        return False
-    return not only_abbreviated(apart & old.anchors, apart & new.anchors)
-
-
-def _spaced(old: frozenset[str], new: frozenset[str], apart: set[str]) -> bool:
-    """Whether the anchors the two do not share are one code written with and without a
-    space ("UA 882" / "ua882"): each one-piece anchor is exactly its parts on the other side."""
-    for whole, parts in ((old, new), (new, old)):
-        joined = [a for a in apart & whole if len(a) > 1]
-        pieces = apart & parts
-        if (
-            joined
-            and pieces
-            and all(sum(len(p) for p in pieces if p in w) == len(w) for w in joined)
-        ):
-            return all(any(p in w for w in joined) for p in pieces)
-    return False
-
-
 def _key(claim: Claim) -> tuple[str, str, frozenset[str], bool]:
     return (claim.subject, claim.predicate, frozenset(claim.value), claim.negated)
 
@@ -210,7 +178,9 @@ def _key(claim: Claim) -> tuple[str, str, frozenset[str], bool]:
 def relate(
     old: Statement, new: Statement, similar: PhraseSimilarity, cosine: float | None = None
 ) -> Relation:
-    """How ``new`` (said later) stands to ``old`` (see the module docstring).
+    """How ``new`` (said later) stands to ``old`` (see the module docstring). Two texts that
+    would say the same of an old thing and a new one ("The old laptop runs Linux." / "The new
+    laptop runs Linux."; :func:`cogmem.anchoring.old_and_new`) are about different things.
 
     Args:
         old: The statement said first.
@@ -220,6 +190,15 @@ def relate(
             changes something (:attr:`Statement.marked`) at cosine ≥ ``MARKED_TOPIC`` is an
             update of the older unless they are about different subjects.
     """
+    relation = _relation(old, new, similar, cosine)
+    if relation.kind == "same" and old_and_new(old, new):
+        return Relation("different")
+    return relation
+
+
+def _relation(
+    old: Statement, new: Statement, similar: PhraseSimilarity, cosine: float | None
+) -> Relation:
     readable = old.readable and new.readable
     if spelled := respelled(old.anchors, new.anchors, new.text):  # "Thompson, with a p"
         return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
@@ -231,10 +210,15 @@ def relate(
         said = (*old.claims, *new.claims)
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
     theirs, ours = named_in(old), named_in(new)
-    if (theirs and ours and not share_a_person(theirs, ours)) or _namesakes(old, new):
+    if (theirs and ours and not share_a_person(theirs, ours)) or namesakes(old, new):
         return Relation("different")  # other people: whatever the clauses say, not one fact
-    if only_abbreviated(old.words, new.words) or (old.gist and same_hours(old.gist, new.gist)):
-        # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green"
+    if (
+        only_abbreviated(old.words, new.words)
+        or (old.gist and same_hours(old.gist, new.gist))
+        or (_close(cosine, SAME_ANCHORED) and old.anchors == new.anchors and says_less(old, new))
+    ):
+        # "New York City" / "NYC"; "my favourite colour is green" / "Favorite color: green";
+        # a part said again, with the same names and numbers
         said = old.claims or new.claims  # one reading is enough: they say the same
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
     changes: list[str] = []
@@ -243,15 +227,22 @@ def relate(
     agreed_new: set[int] = set()
     retold = False
     things = False  # one verb of one subject, said of two things ("a size 9 shoe" / "ring")
+    sayings = False  # opposite verbs, of one value ("buy" / "sell")
     for i, a in enumerate(old.claims if readable else ()):
         for j, b in enumerate(new.claims):
             things = things or (
                 a.predicate == b.predicate and same_subject(a, b) and other_things(a, b)
             )
             slot = same_slot(a, b, similar)
+            loose = slot and opposed(a, b)  # "buy" / "sell": one slot, two sayings
             one = slot or _key(a) == _key(b) or one_predicate(a, b, similar)
-            agreed = one and (
-                agree(a, b) or (synonymous(a, b, similar) and agree(a, replace(b, value=a.value)))
+            agreed = (
+                one
+                and not loose
+                and (
+                    agree(a, b)
+                    or (synonymous(a, b, similar) and agree(a, replace(b, value=a.value)))
+                )
             )
             if agreed or other_voice(a, b) or other_voice(b, a):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order,
@@ -259,6 +250,9 @@ def relate(
                 continue
             if one and agree(a, replace(b, state=a.state)):
                 retold = True  # the same said in another tense: "lives" / "lived"
+            if loose and agree(a, b):
+                sayings = True  # of one value, such verbs say two things: "started" / "ends"
+                continue
             if not (a.state and b.state) or i in agreed_old:
                 continue
             if slot or changes_value(a, b) or adjusts(a, b):
@@ -269,11 +263,11 @@ def relate(
         return Relation("update", tuple(dict.fromkeys(changes)), sure=True)
     if guesses:
         return Relation("update", tuple(dict.fromkeys(guesses)))
-    if things and not agreed_old:
+    if (things or sayings) and not agreed_old:
         return Relation("different")
     every = len(agreed_old) == len(old.claims) and len(agreed_new) == len(new.claims)
     if readable and every:
-        if not _other_anchors(old, new):
+        if not other_anchors(old, new):
             return Relation("same", lasting=all(c.state for c in old.claims))
         retold = True  # every claim agrees, but a name or number differs: the words decide
     if readable and _changes_elsewhere(old, new):
@@ -296,19 +290,23 @@ def relate(
         and _other_attributes(old, new, strict=changing)
         and _informative(new)
         and not _shared_values(old, new)
-        and not (_timed(old) and _anchored(old, new, cosine))
+        and not (timed(old) and anchored(old, new, cosine))
     ):
         sibling = not changing and _facts(old) and _facts(new) and not _one_property(old, new)
         return Relation("different", sibling=sibling)
-    if new.revises and cosine is not None and cosine >= MARKED_NEAR and _common_ground(old, new):
+    if new.revises and cosine is not None and cosine >= MARKED_NEAR and common_ground(old, new):
         # "Flight UA 889 boards at gate C7." / "Gate change! Now C22." (cosine 0.36): a
         # revision that the reading did not tell apart, on something the older also says
         return Relation("update", ("said to change it",))
-    if readable and not (retold or changing) and _anchored(old, new, cosine):
+    if readable and not (retold or changing) and anchored(old, new, cosine):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     return Relation("unknown")
+
+
+def _close(cosine: float | None, at_least: float) -> bool:
+    return cosine is not None and cosine >= at_least
 
 
 def _share_a_subject(old: Statement, new: Statement) -> bool:
@@ -355,52 +353,6 @@ def _one_property(old: Statement, new: Statement) -> bool:
         for a in old.claims
         for b in new.claims
     )
-
-
-def _timed(statement: Statement) -> bool:
-    """Whether a text names a clock time ("13:45"): with the same names and numbers, two
-    texts close in meaning that give one subject one time say one thing however their verbs
-    differ ("The kids' bedtime is 8 pm." / "The kids go to bed at 20:00.")."""
-    return any(_CLOCK.fullmatch(a) for a in statement.anchors)
-
-
-_CLOCK = re.compile(r"\d\d:\d\d")
-
-
-def _anchored(old: Statement, new: Statement, cosine: float | None) -> bool:
-    """Whether two texts the reading could not relate have the same names, numbers and
-    negations, some besides the people they are about (a name of the subject pins no value:
-    "Hana drinks juice" / "Hana drinks kombucha"), and embeddings at cosine ≥
-    ``SAME_ANCHORED``."""
-    if cosine is None or cosine < SAME_ANCHORED or old.anchors != new.anchors:
-        return False
-    if _kin(old) != _kin(new):  # "User's aunt ..." / "My great-aunt ...": two people
-        return False
-    people = {w for p in people_of(old) | people_of(new) for w in p.split()}
-    return bool(old.anchors - people)
-
-
-def _common_ground(old: Statement, new: Statement) -> bool:
-    """Whether the two share more than who they are about: a content word besides names and
-    relatives ("gate", "room", "kg"), or a number each ("the 38" / "the 41 now")."""
-    names = {a for a in old.anchors | new.anchors if a.isalpha()} | _kin(old) | _kin(new)
-    if (content(old) & content(new)) - names:
-        return True
-    return any(map(_numeric, old.anchors)) and any(map(_numeric, new.anchors))
-
-
-def _numeric(word: str) -> bool:
-    return any(ch.isdigit() for ch in word)
-
-
-def _kin(statement: Statement) -> frozenset[str]:
-    """The words of ``statement`` that name a relative, compounds too ("greataunt",
-    "stepbrother")."""
-    return frozenset(w for w in statement.words if _KIN.fullmatch(w))
-
-
-# A relative, with the prefixes that make another one ("great-aunt", "half-brother").
-_KIN = re.compile(rf"(?:great|grand|step|half|god)*(?:{'|'.join(sorted(RELATIVES))})")
 
 
 def _shared_values(old: Statement, new: Statement) -> bool:
