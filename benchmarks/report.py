@@ -43,7 +43,7 @@ from benchmarks.report_scale import (
     scale_section,
     serve_section,
 )
-from benchmarks.report_versions import versions_section, versions_targets
+from benchmarks.report_versions import pairs_section, versions_section, versions_targets
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "benchmarks"
@@ -123,6 +123,7 @@ QUALITY: dict[str, list[str]] = {
         "--paths",
         "semantic,default,middleware",
     ],
+    "pairs": ["benchmarks/pairs.py"],
     "write_speed": ["benchmarks/write_speed.py"],
     "decay_variants": ["benchmarks/decay_variants.py"],
     "lift_variants": ["benchmarks/lift_variants.py"],
@@ -648,6 +649,7 @@ def render_page(out: Path, page: Path, render_command: str) -> str:
         lines += [""]
 
     lines += versions_section(data, _table)
+    lines += pairs_section(data, _table)
     if d := data.get("corrections"):
         lines += [
             "## Corrections and restatements: write-time dedup",

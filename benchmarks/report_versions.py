@@ -1,12 +1,12 @@
-"""The page's section on the newest truth first (``benchmarks/versions.py`` and
-``benchmarks/write_speed.py``), for ``benchmarks/report.py``."""
+"""The page's section on the newest truth first (``benchmarks/versions.py``,
+``benchmarks/pairs.py`` and ``benchmarks/write_speed.py``), for ``benchmarks/report.py``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["versions_section", "versions_targets"]
+__all__ = ["pairs_section", "versions_section", "versions_targets"]
 
 Table = Callable[[Sequence[str], Iterable[Sequence[Any]]], list[str]]
 _METRICS = ("current_first", "kept", "merged", "linked", "own_first")
@@ -149,3 +149,35 @@ def versions_section(data: Any, table: Table) -> list[str]:
                 "",
             ]
     return lines
+
+
+def pairs_section(data: Any, table: Table) -> list[str]:
+    """What dedup does with the second statement of a pair (``benchmarks/pairs.py``)."""
+    if not (d := data.get("pairs")):
+        return []
+    lines = [
+        f"`benchmarks/pairs.py` ({d['set']}, {d['pairs']} pairs written blind to the "
+        "mechanism, as an attacker of write-time dedup would; each pair in a store of its own, "
+        "the second ten days after the first): **lost**, a look-alike (both true at once, the "
+        "same names and numbers) merged into the first (must be 0); **linked**, a look-alike "
+        "stored as its newer version; **merged**, a restatement merged; **updated**, an "
+        "update stored as the newer version. The set found the merges fixed on 2026-11-27, "
+        "so it is a development set.",
+        "",
+    ]
+    rows = []
+    for path in ("semantic", "default"):
+        if r := d.get(path):
+            lost = r["lookalike"]["lost"]
+            rows.append(
+                (
+                    path,
+                    lost["share"],
+                    r["lookalike"]["linked"]["share"],
+                    r["restatement"]["merged"]["share"],
+                    r["update"]["updated"]["share"],
+                    ", ".join(lost["ids"]) or "–",
+                )
+            )
+    lines += table(["path", "lost", "linked", "merged", "updated", "lost ids"], rows)
+    return [*lines, ""]

@@ -434,3 +434,25 @@ def test_precomputed_embeddings_refuse_to_embed() -> None:
             call()
     with pytest.raises(ValueError):
         table.put(["x"], np.zeros((1, 3), dtype=np.float32))  # wrong dimension
+
+
+def test_pairs_scores_each_group_by_its_action_and_names_the_lost_writes() -> None:
+    import json
+
+    from benchmarks.pairs import DEFAULT_SET, score
+
+    rows = [
+        {"id": "a", "group": "lookalike", "kind": "room", "first": "x", "second": "y"},
+        {"id": "b", "group": "lookalike", "kind": "room", "first": "x", "second": "y"},
+        {"id": "c", "group": "restatement", "kind": "units", "first": "x", "second": "y"},
+        {"id": "d", "group": "update", "kind": "moved", "first": "x", "second": "y"},
+    ]
+    out = score(rows, ["merged", "new_version", "merged", "stored"])
+    assert out["lookalike"]["lost"] == {"share": 0.5, "by_kind": {"room": 0.5}, "ids": ["a"]}
+    assert out["lookalike"]["linked"]["share"] == 0.5
+    assert out["restatement"]["merged"]["share"] == 1.0
+    assert out["update"]["updated"]["share"] == 0.0
+    shipped = [json.loads(line) for line in DEFAULT_SET.read_text().splitlines()]
+    assert len(shipped) == 400 and {r["group"] for r in shipped} == set(
+        ["lookalike", "restatement", "update"]
+    )
