@@ -187,9 +187,36 @@ def weekday(word: str, *, capitalised: bool = False) -> str:
     return word
 
 
-_DATES = parserinfo()
+class _Days(parserinfo):  # type: ignore[misc]
+    """dateutil's names of the days, and the short forms it lacks ("Tues", "Weds", "Thurs")."""
+
+    WEEKDAYS = [  # noqa: RUF012 (dateutil's own class attribute)
+        ("Mon", "Monday"),
+        ("Tue", "Tues", "Tuesday"),
+        ("Wed", "Weds", "Wednesday"),
+        ("Thu", "Thur", "Thurs", "Thursday"),
+        ("Fri", "Friday"),
+        ("Sat", "Saturday"),
+        ("Sun", "Sunday"),
+    ]
+
+
+_DATES = _Days()
 _DAY_NAMES: tuple[str, ...] = tuple(long.lower() for _, long in parserinfo.WEEKDAYS)
 _NOT_DAYS = frozenset({"sun", "sat", "suns"})
+
+
+# A word of up to five letters written with a capital, that may be a day's short form.
+_SHORT_DAY = re.compile(r"\b[A-Z][a-z]{1,4}\b(?!')")
+
+
+def _day_in_full(match: re.Match[str]) -> str:
+    """A day's short form ("Wed", "Thurs") in full ("Wednesday"; the parser reads "Wed." as
+    "We'd"); "Sat" and "Sun" opening a sentence stay words."""
+    short = match[0]
+    before = match.string[: match.start()].rstrip()
+    day = weekday(short, capitalised=bool(before) and before[-1] not in ".!?")
+    return day.capitalize() if day != short and len(day) > len(short) else short
 
 
 def unshouted(text: str) -> str:
@@ -227,6 +254,7 @@ def canonical_text(text: str) -> str:
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
     said = calendar_dates(clock_times(spelled_is(apostrophised(_AGE.sub(r"\1", digits)))))
+    said = _SHORT_DAY.sub(_day_in_full, said)  # after dates: "Sat the 18th" is one date
     # units after clock times and dates: "5 pm" is no picometre
     said = rates(units(dozens(_THOUSANDS.sub(_ungrouped, said))))
     return _GLUED.sub("", _COMPOUND.sub(_us_compound, said))
@@ -259,14 +287,22 @@ _EVERY = re.compile(
 def rates(text: str) -> str:
     """``text`` with how often said one way: "a day", "every day", "each day" and "daily" (an
     adverb) as "per day", and so for the week, month, year, hour and night; "annually" as
-    "per year". A prepositional phrase, as ``pint`` writes a rate ("$40/hr" -> "40 dollar per
-    hour"), and as the parser reads best.
+    "per year"; "twice a day" as "2 times per day", "once a week" as "per week". A
+    prepositional phrase, as ``pint`` writes a rate ("$40/hr" -> "40 dollar per hour"), and
+    as the parser reads best.
 
     >>> rates("I drink 2 liter of water a day, 35 euro monthly, in a day or two.")
     'I drink 2 liter of water per day, 35 euro per month, in a day or two.'
     """
     said = _EVERY.sub(lambda m: f"per {m[1].lower()}", text)
-    return _ADVERB.sub(lambda m: f"per {_PERIODS[m[1].lower()]}", said)
+    said = _ADVERB.sub(lambda m: f"per {_PERIODS[m[1].lower()]}", said)
+    return _TIMES.sub(lambda m: _COUNTED[m[1].lower()], said)
+
+
+# "once", "twice", "thrice" before how often: "twice a day" says "2 times a day", "once a
+# week" what "weekly" says.
+_TIMES = re.compile(r"\b(once|twice|thrice)\s+(?=per\b)", re.IGNORECASE)
+_COUNTED = {"once": "", "twice": "2 times ", "thrice": "3 times "}
 
 
 # A number with its thousands grouped by commas: "1,850", "10,000" (not "1,2,3").

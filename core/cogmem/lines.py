@@ -59,7 +59,9 @@ _CHANGE_MARKS = re.compile(
     r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switched|changed|"
     r"moved|updated?|new|now|these days|nowadays|rescheduled|postponed|pushed|turns out|"
     r"replaced|not|no(?!\.?\s?\d)|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
-    r"starting|as of|upgraded|downgraded|quit|left|stopped|dropped|renamed|spelled|spelt|"
+    r"starting|as of|upgraded|downgraded|quit|stopped|dropped|renamed|spelled|spelt|"
+    # "left" the verb, not the side: "left-handed", "my left knee", "turn left"
+    r"(?<!the )(?<!my )(?<!his )(?<!her )(?<!our )(?<!your )(?<!their )(?<!turn )left(?!-)|"
     r"used to)\b"
     r"|→|⇒|->|=>",  # a note's "changed to": "dr appt → thurs 2:15"
     re.IGNORECASE,
