@@ -13,7 +13,7 @@ from cogmem.canonical import canonical_text, dozens, rates, weekday
 from cogmem.embedding import MiniLMEmbedder, embed_texts
 from cogmem.phrases import Phrases
 from cogmem.reader import StatementReader
-from cogmem.versions import Versions
+from cogmem.versions import Versions, relate
 from tests.test_versions import kind
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -252,3 +252,17 @@ def test_left_handed_is_no_change(reader: StatementReader) -> None:
     assert not marks_change("I write left-handed.") and not marks_change("My left knee hurts.")
     assert marks_change("I left Google last month.")
     assert kind(reader, "I write left-handed.", "User writes left-handed.", 0.81) == "same"
+
+
+def test_a_past_habit_is_read_as_its_verb_and_ends_what_it_restates(
+    reader: StatementReader,
+) -> None:
+    """ "used to" says what no longer holds: its own verb, in the past; said after the same
+    state with a change mark, it updates it."""
+    claims = reader.read("I used to work at Target; now I'm at Costco.").claims
+    assert [(c.predicate, c.state) for c in claims] == [("work", False), ("be", True)]
+    (claim,) = reader.read("We used the car to get there.").claims
+    assert claim.predicate == "use"  # an object: no habit
+    old, new = "I work at Target.", "I used to work at Target; now I'm at Costco."
+    relation = relate(reader.read(old), reader.read(new), lambda a, b: 0.1, 0.77)
+    assert (relation.kind, relation.sure) == ("update", True)

@@ -215,7 +215,9 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
     for verb, subject in found:
         if verb.i in asked or verb.i in copulas:  # a question claims nothing; nor a cleft's "is"
             continue
-        predicate = _predicate(verb)
+        habit = _used_to(verb)  # "I used to work at Target": work, in the past
+        acts = habit if habit is not None else verb
+        predicate = _predicate(acts)
         said = subject.lower_ if subject is not None else "i"
         if verb.lemma_.lower() in _LEAD_INS and (
             said in FIRST_PERSON | {"you"}
@@ -246,14 +248,14 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
         skip = {t.i for t in subject.subtree} if subject is not None else set()
         tokens = [
             t
-            for t in _value(verb, skip)
+            for t in _value(acts, skip)
             if t.pos_ in _VALUE_POS and t.lower_ not in _FILLERS and not t.is_space
         ]
         if predicate not in BARE_CHANGES and _leads_in(verb, tokens):
             continue  # "Airline rescheduled: ...", "Aunt Vera corrected me - ...": a lead-in
         if not tokens and predicate in BARE_CHANGES:
             tokens = _after(verb, heads)
-        complement, kind = _complement(verb)
+        complement, kind = _complement(acts)
         if verb.i in focus:  # "Lyon is where my godmother lives": lives in Lyon
             tokens = [t for t in tokens if t.lower_ != "what"] + focus[verb.i]
             if complement == "what":  # "What I drive is a Subaru": drives a Subaru
@@ -268,8 +270,8 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             complement=complement,
             complement_kind=kind,
             value_kind=_kind(tokens),
-            negated=_negated(verb),
-            state=_state(verb),
+            negated=_negated(verb) or _negated(acts),
+            state=habit is None and _state(verb),
             person=person,
             roles=frozenset(
                 f"{t.head.lower_} {word(t)}"
@@ -418,6 +420,21 @@ def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
         person=False,
         roles=frozenset(),
     )
+
+
+def _used_to(verb: Any) -> Any | None:
+    """The verb of a past habit ("I used to work at Target": "work"), when ``verb`` is that
+    "used" ("We used the car to get there" is no habit: "used" has an object)."""
+    if verb.lemma_.lower() != "use" or verb.tag_ != "VBD":
+        return None
+    if any(c.dep_ in ("dobj", "obj") for c in verb.children):
+        return None
+    for child in verb.children:
+        if child.dep_ == "xcomp" and any(
+            a.dep_ == "aux" and a.lower_ == "to" for a in child.children
+        ):
+            return child
+    return None
 
 
 def _works_as(claim: Claim, verb: Any) -> Claim | None:

@@ -250,6 +250,9 @@ def _relation(
                 continue
             if one and agree(a, replace(b, state=a.state)):
                 retold = True  # the same said in another tense: "lives" / "lived"
+                if a.state and not b.state and new.revises:  # "I used to work at Target; now"
+                    changes.append(f"{a.describe()} -> no longer so")
+                    continue
             if loose and agree(a, b):
                 sayings = True  # of one value, such verbs say two things: "started" / "ends"
                 continue
