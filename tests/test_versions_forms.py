@@ -266,3 +266,21 @@ def test_a_past_habit_is_read_as_its_verb_and_ends_what_it_restates(
     old, new = "I work at Target.", "I used to work at Target; now I'm at Costco."
     relation = relate(reader.read(old), reader.read(new), lambda a, b: 0.1, 0.77)
     assert (relation.kind, relation.sure) == ("update", True)
+
+
+def test_a_number_word_written_as_a_name_stays_a_name() -> None:
+    """ "Three" (a network) inside a sentence is no 3: read as a number, "switched to Three"
+    changed a number, not the network."""
+    assert canonical_text("Switched my mobile to Three.") == "Switched my mobile to Three."
+    assert canonical_text("I watch Channel Four, not two.") == "I watch Channel Four, not 2."
+    assert canonical_text("Three kids live here.") == "3 kids live here."
+
+
+def test_a_label_with_a_possessive_is_read(reader: StatementReader) -> None:
+    """ "Parents' anniversary: 24 July." names a thing in words (a possessive's apostrophe
+    is no quoted key): the anniversary is 24 July, and it updates the date said before."""
+    (claim,) = reader.read("Parents' anniversary: 24 July.").claims
+    assert (claim.subject, claim.predicate, claim.value) == ("parent anniversary", "be", ("07.24",))
+    assert reader.read('{"text": "hi"}').claims == ()
+    old = "My parents' anniversary is June 24."
+    assert kind(reader, old, "Parents' anniversary: 24 July.", 0.8) == "update"

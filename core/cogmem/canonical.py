@@ -247,10 +247,15 @@ def canonical_text(text: str) -> str:
     from text_to_num import alpha2digit
 
     text = unshouted(unchatted(text))
+    names = [m[0] for m in _NAMED_NUMBER.finditer(text)]  # "the network Three" is a name
+    masked = _NAMED_NUMBER.sub(_MASK, text) if names else text
     try:
-        digits = alpha2digit(text, "en", threshold=0)
+        digits = alpha2digit(masked, "en", threshold=0)
     except Exception:  # the parser of number words must never lose a write: keep the words
-        digits = text
+        digits = masked
+    if names:
+        parts = digits.split(_MASK)
+        digits = parts[0] + "".join(n + rest for n, rest in zip(names, parts[1:], strict=True))
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
     said = calendar_dates(clock_times(spelled_is(apostrophised(_AGE.sub(r"\1", digits)))))
@@ -330,6 +335,15 @@ def dozens(text: str) -> str:
         return str(12 * int(match["n"] or 1))
 
     return _DOZEN.sub(number, text)
+
+
+# A number word written with a capital inside a sentence is a name ("switched to Three",
+# "Channel Four"); masked while number words become digits, then put back.
+_NAMED_NUMBER = re.compile(
+    r"(?<=[a-z,;:] )(?:One|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Eleven|Twelve|Twenty|"
+    r"Thirty|Forty|Fifty|Sixty|Seventy|Eighty|Ninety|Hundred|Thousand|Million)\b"
+)
+_MASK = "\u2063"  # an invisible separator: no number word, kept by alpha2digit
 
 
 # "is 16 years old" says an age as "is 16" does.

@@ -307,8 +307,8 @@ def _labelled(sent: Any, speaker: str) -> list[Claim]:
     colon = next((c for c in root.children if c.text == ":" and c.i > root.i), None)
     if root.pos_ not in ("NOUN", "PROPN") or colon is None:
         return []
-    if any(t.is_punct for t in sent if t.i < colon.i):
-        return []  # a label is words: not a quoted JSON key ('{"text": ...}')
+    if any(t.is_punct and t.dep_ != "case" for t in sent if t.i < colon.i):
+        return []  # a label is words (and possessives): not a quoted JSON key ('{"text": ...}')
     after = [t for t in sent if t.i > colon.i]
     tokens = [
         t for t in after if t.pos_ in _VALUE_POS and t.lower_ not in _FILLERS and not t.is_space
