@@ -284,3 +284,22 @@ def test_a_label_with_a_possessive_is_read(reader: StatementReader) -> None:
     assert reader.read('{"text": "hi"}').claims == ()
     old = "My parents' anniversary is June 24."
     assert kind(reader, old, "Parents' anniversary: 24 July.", 0.8) == "update"
+
+
+def test_a_damaged_antonym_file_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The antonyms ship sha256-checked, as the synonyms do: a damaged file is named."""
+    import cogmem.synonyms as synonyms
+    from cogmem.errors import CogmemError
+
+    synonyms.same_sense("sofa", "couch")  # the synonyms read whole first
+    real = synonyms.resources.files
+
+    class Damaged:
+        def joinpath(self, name: str) -> object:
+            path = real("cogmem").joinpath(name)
+            return type("File", (), {"read_bytes": lambda _: path.read_bytes()[:-1] + b"x"})()
+
+    monkeypatch.setattr(synonyms, "_antonyms", None)
+    monkeypatch.setattr(synonyms.resources, "files", lambda _: Damaged())
+    with pytest.raises(CogmemError, match=r"wordnet-antonyms\.txt\.gz is damaged"):
+        synonyms.opposite("buy", "sell")

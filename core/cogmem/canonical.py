@@ -214,6 +214,8 @@ def _day_in_full(match: re.Match[str]) -> str:
     """A day's short form ("Wed", "Thurs") in full ("Wednesday"; the parser reads "Wed." as
     "We'd"); "Sat" and "Sun" opening a sentence stay words."""
     short = match[0]
+    if weekday(short, capitalised=True) == short:
+        return short  # no day at all: most capitalised words
     before = match.string[: match.start()].rstrip()
     day = weekday(short, capitalised=bool(before) and before[-1] not in ".!?")
     return day.capitalize() if day != short and len(day) > len(short) else short

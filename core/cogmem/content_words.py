@@ -48,7 +48,7 @@ from .claims import FUNCTION_WORDS, Statement
 from .shortforms import only_abbreviated
 from .synonyms import same_sense
 
-__all__ = ["content", "only_reworded", "same_content", "says_less"]
+__all__ = ["content", "only_reworded", "other_ways", "same_content", "says_less"]
 
 # Said of the speaker in an agent's note ("The user is allergic to cats.", "According to the
 # user, ...", "The user mentioned they ..."), chat's framing ("FYI", "PSA"), and a possessive.
@@ -256,12 +256,19 @@ def _same_roles(old: Statement, new: Statement) -> bool:
 def _other_ways(old: Statement, new: Statement) -> bool:
     """Whether a word both give follows "to" in one and "from" (or another direction) in
     the other."""
-    ways_old, ways_new = _ways(old.gist), _ways(new.gist)
-    return any(ways_old[w] != ways_new[w] for w in ways_old.keys() & ways_new.keys())
+    return other_ways(old.gist, new.gist, _DIRECTIONS)
 
 
-def _ways(gist: Sequence[str]) -> dict[str, str]:
-    return {w: p for p, w in pairwise(gist) if p in _DIRECTIONS}
+def other_ways(a: Sequence[str], b: Sequence[str], prepositions: AbstractSet[str]) -> bool:
+    """Whether a word of both ``a`` and ``b`` (words in order) follows a different one of
+    ``prepositions`` in each ("flight to rome" / "flight back from rome")."""
+    ways_a, ways_b = _ways(a, prepositions), _ways(b, prepositions)
+    return any(ways_a[w] != ways_b[w] for w in ways_a.keys() & ways_b.keys())
+
+
+def _ways(words: Sequence[str], prepositions: AbstractSet[str]) -> dict[str, str]:
+    """The words that follow one of ``prepositions``, with it ("rome": "to")."""
+    return {w: p for p, w in pairwise(words) if p in prepositions}
 
 
 _DIRECTIONS = frozenset({"to", "from", "into", "toward", "towards"})

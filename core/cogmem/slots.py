@@ -21,10 +21,8 @@ phrases is asked of a :data:`~cogmem.phrases.PhraseSimilarity`.
 
 from __future__ import annotations
 
-from itertools import pairwise
-
 from .claims import BARE_CHANGES, PRONOUNS, TIME_WORDS, Claim
-from .content_words import only_reworded
+from .content_words import only_reworded, other_ways
 from .people import RELATIVES, is_pronoun
 from .phrases import PhraseSimilarity
 from .statements import ADJUSTERS, CHANGE_VERBS
@@ -175,23 +173,10 @@ def same_subject(old: Claim, new: Claim) -> bool:
         return len(words) > 1 and other.subject in words[:1]
     if old.owner and new.owner and not _one_owner(old.owner, new.owner):
         return False
-    if _other_ways(old.subject, new.subject):
+    if other_ways(old.subject.split(), new.subject.split(), _PREPOSITIONS):
         return False  # "my flight to Rome" / "my flight back from Rome": two flights
     a, b = old.thing, new.thing
     return bool(a) and bool(b) and (a <= b or b <= a)
-
-
-def _other_ways(a: str, b: str) -> bool:
-    """Whether two subject phrases put one word after other prepositions ("flight to rome" /
-    "flight back from rome")."""
-    ways_a, ways_b = _ways(a), _ways(b)
-    return any(ways_a[w] != ways_b[w] for w in ways_a.keys() & ways_b.keys())
-
-
-def _ways(subject: str) -> dict[str, str]:
-    """The words of a subject phrase that follow a preposition, with it ("rome": "to")."""
-    words = subject.split()
-    return {w: p for p, w in pairwise(words) if p in _PREPOSITIONS}
 
 
 def _one_owner(a: str, b: str) -> bool:

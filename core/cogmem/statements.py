@@ -446,12 +446,10 @@ def _works_as(claim: Claim, verb: Any) -> Claim | None:
         objects = [c for c in prep.children if c.dep_ == "pobj"]
         if prep.dep_ == "prep" and prep.lower_ == "as" and objects:
             role = [t for t in objects[0].subtree if t.dep_ not in ("det", "punct")]
-            value = list(claim.value)
-            value.remove("as")
             return replace(
                 claim,
                 predicate="be",
-                value=tuple(value),
+                value=tuple(w for w in claim.value if w != "as"),
                 complement=" ".join(word(t) for t in role),
                 complement_kind=_kind(role),
                 roles=frozenset(r for r in claim.roles if not r.startswith("as ")),

@@ -37,7 +37,7 @@ ANTONYMS_DIGEST = "02ca578c8ad97c744c8c848592508d80648592f73eb60d21752fb9a66acd5
 """sha256 of ``data/wordnet-antonyms.txt.gz``."""
 
 _groups: dict[str, tuple[int, ...]] | None = None
-_members: dict[int, tuple[str, ...]] = {}
+_members: tuple[tuple[str, ...], ...] = ()
 _antonyms: frozenset[tuple[str, str]] | None = None
 _lock = threading.Lock()
 
@@ -70,8 +70,8 @@ def opposite(a: str, b: str) -> bool:
 
 def _senses_of(word: str) -> set[str]:
     """``word`` and the words of its first sense."""
-    groups, members = _load(), _members
-    return {word, *(w for number in groups.get(word, ()) for w in members[number])}
+    groups = _load()
+    return {word, *(w for number in groups.get(word, ()) for w in _members[number])}
 
 
 def _load_antonyms() -> frozenset[tuple[str, str]]:
@@ -86,27 +86,25 @@ def _load_antonyms() -> frozenset[tuple[str, str]]:
 
 
 def _load() -> dict[str, tuple[int, ...]]:
-    global _groups
+    """Each word and the groups it is in (their line numbers); the groups' words go to
+    ``_members`` at the same time."""
+    global _groups, _members
     if _groups is None:
         with _lock:
             if _groups is None:
-                _groups = _read()
+                _members = _read()
+                groups: dict[str, tuple[int, ...]] = {}
+                for number, words in enumerate(_members):
+                    for word in words:
+                        groups[word] = (*groups.get(word, ()), number)
+                _groups = groups
     return _groups
 
 
-def _read() -> dict[str, tuple[int, ...]]:
-    """Each word and the groups it is in (their line numbers); the groups' words are kept
-    in ``_members``."""
-    global _members
+def _read() -> tuple[tuple[str, ...], ...]:
+    """The groups of the shipped file, one per line."""
     text = _checked("data/wordnet-synonyms.txt.gz", DIGEST)
-    out: dict[str, tuple[int, ...]] = {}
-    members: dict[int, tuple[str, ...]] = {}
-    for number, line in enumerate(text.splitlines()):
-        members[number] = tuple(line.split())
-        for word in members[number]:
-            out[word] = (*out.get(word, ()), number)
-    _members = members
-    return out
+    return tuple(tuple(line.split()) for line in text.splitlines())
 
 
 def _checked(name: str, digest: str) -> str:
