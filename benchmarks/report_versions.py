@@ -180,4 +180,18 @@ def pairs_section(data: Any, table: Table) -> list[str]:
                 )
             )
     lines += table(["path", "lost", "linked", "merged", "updated", "lost ids"], rows)
-    return [*lines, ""]
+    lines += [""]
+    if semantic := d.get("semantic"):  # every kind's share, `semantic` path
+        for group, shares in (
+            ("lookalike", ("lost", "linked")),
+            ("restatement", ("merged",)),
+            ("update", ("updated",)),
+        ):
+            kinds = semantic[group][shares[0]]["by_kind"]
+            lines += [f"By kind, {group}s, `semantic` path:", ""]
+            lines += table(
+                ["kind", *shares],
+                [(k, *(semantic[group][s]["by_kind"][k] for s in shares)) for k in kinds],
+            )
+            lines += [""]
+    return lines
