@@ -29,9 +29,15 @@ def agree(old: Claim, new: Claim) -> bool:
     return (
         (
             frozenset(old.value) == frozenset(new.value)
-            or _said(old) == _said(new)
-            or only_abbreviated(old.content, new.content)  # "12 years" / "12 yrs"
-            or same_hours(sorted(old.content), sorted(new.content))  # "at 9" / "at 9am"
+            or (
+                _worded(old)
+                and _worded(new)  # pronouns alone ("she" / "they") differ as written
+                and (
+                    _said(old) == _said(new)
+                    or only_abbreviated(old.content, new.content)  # "12 years" / "12 yrs"
+                    or same_hours(sorted(old.content), sorted(new.content))  # "at 9" / "at 9am"
+                )
+            )
             or _moved(old, new)
             or _moved(new, old)
         )
@@ -39,6 +45,11 @@ def agree(old: Claim, new: Claim) -> bool:
         and old.state == new.state
         and (not old.roles or not new.roles or _roles_agree(old, new))
     )
+
+
+def _worded(claim: Claim) -> bool:
+    """Whether a claim's value has a word that carries meaning (not "he/him" alone)."""
+    return any(ch.isalnum() for word in claim.content for ch in word)
 
 
 def other_voice(active: Claim, passive: Claim) -> bool:

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from dateutil.parser import parserinfo
 
+from .typos import mended
 from .units import units
 
 __all__ = [
@@ -58,7 +59,18 @@ _PAST_TO = re.compile(
 _HALF = re.compile(r"\b(?P<at>at|by|from|till|until|around|before|after) half (?P<h>\d{1,2})\b")
 _DOTTED = re.compile(
     r"\b(?P<at>at|by|from|till|until|around|before|after) (?P<h>\d{1,2})\.(?P<m>\d{2})\b"
+    r"(?!\.\d)"  # "from 01.03.2025" is a date
 )
+# A range whose end alone says the part of the day ("7:30 to 9 in the evening", "2-3pm"):
+# the start shares it when it comes first on the clock.
+_RANGE = re.compile(
+    r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<join>-|–|—|to|until|till)\s*"
+    r"(?P<end>(?P<h2>\d{1,2})(?::(?P<m2>\d{2}))?\s*"
+    r"(?P<part>[ap]\.?\s?m\b\.?|(?:in the|at) (?:morning|afternoon|evening|night)))",
+    re.IGNORECASE,
+)
+# Two clock times joined by a dash ("19:30–21:00"): a range, as "to" says it.
+_DASHED = re.compile(r"\b(\d\d:\d\d)\s?[-–—]\s?(\d\d:\d\d)\b")
 _OCLOCK = re.compile(r"\b(?P<h>\d{1,2}) o'?clock\b", re.IGNORECASE)
 _HHMM = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")
 _NAMED = {"noon": "12:00", "midday": "12:00", "midnight": "00:00"}
@@ -84,6 +96,14 @@ def _hhmm(match: re.Match[str]) -> str:
     return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else match[0]
 
 
+def _range(match: re.Match[str]) -> str:
+    start = (int(match["h"]), int(match["m"] or 0))
+    if not (start < (int(match["h2"]), int(match["m2"] or 0)) and start[0] <= 12):
+        return match[0]
+    said = f"{match['h']}:{match['m']}" if match["m"] else match["h"]
+    return f"{said} {match['part']} to {match['end']}"
+
+
 def _past_to(match: re.Match[str]) -> str:
     hour = int(match["h"])
     part = match["part"].lower()
@@ -104,14 +124,16 @@ def clock_times(text: str) -> str:
     '06:45, 05:30'
     >>> clock_times("at half 5, at 17.30, at 6 o'clock, at 20 past 7, 2 to 3 hours, 17.30 kg")
     'at 05:30, at 17:30, at 6, at 07:20, 2 to 3 hours, 17.30 kg'
+    >>> clock_times("from 7:30 to 9 in the evening, 19:30–21:00, 10-2pm")
+    'from 19:30 to 21:00, 19:30 to 21:00, 10-14:00'
     """
     text = _NAMED_RE.sub(lambda m: _NAMED[m[1].lower()], text)
     text = _OCLOCK.sub(lambda m: m["h"], text)
     text = _HALF.sub(lambda m: f"{m['at']} {m['h']}:30", text)
     text = _DOTTED.sub(lambda m: f"{m['at']} {m['h']}:{m['m']}", text)
     text = _PAST_TO.sub(_past_to, text)
-    text = _CLOCK.sub(_clock, text)
-    return _HHMM.sub(_hhmm, text)
+    text = _CLOCK.sub(_clock, _RANGE.sub(_range, text))
+    return _DASHED.sub(r"\1 to \2", _HHMM.sub(_hhmm, text))
 
 
 @lru_cache(maxsize=65536)
@@ -138,10 +160,12 @@ _YEAR = r"(?:,?\s+\d{4})?"
 _DATE = re.compile(
     r"\b(?:\d{4}-\d{2}-\d{2}"
     r"|\d{1,2}/\d{1,2}(?:/\d{2,4})?"
+    r"|\d{1,2}\.\d{1,2}\.\d{4}"
     rf"|{_WEEKDAY}(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}{_YEAR}"
     rf"|{_WEEKDAY}{_MONTH}\s+(?:the\s+)?{_DAY}{_YEAR})\b",
     re.IGNORECASE,
 )
+_DOTTED_DATE = re.compile(r"\d{1,2}\.\d{1,2}\.\d{4}")
 _NO_YEAR = datetime(1, 1, 1)
 
 
@@ -149,7 +173,9 @@ def _date(match: re.Match[str]) -> str:
     from dateutil import parser
 
     span = re.sub(r"\bthe\b|\bof\b", " ", match[0], flags=re.IGNORECASE)
-    for day_first in (False, True):  # "07/22/2025" reads month first; "21/06" cannot
+    # "07/22/2025" reads month first, "21/06" cannot; a dotted date is written day first
+    # ("01.03.2025": 1 March), as everywhere dots are written so
+    for day_first in (True, False) if _DOTTED_DATE.fullmatch(match[0]) else (False, True):
         try:
             when = parser.parse(span, default=_NO_YEAR, dayfirst=day_first)
         except (ValueError, OverflowError):
@@ -248,7 +274,7 @@ def canonical_text(text: str) -> str:
     """
     from text_to_num import alpha2digit
 
-    text = unshouted(unchatted(text))
+    text = mended(unshouted(unchatted(text)))
     names = [m[0] for m in _NAMED_NUMBER.finditer(text)]  # "the network Three" is a name
     masked = _NAMED_NUMBER.sub(_MASK, text) if names else text
     try:
@@ -260,7 +286,8 @@ def canonical_text(text: str) -> str:
         digits = parts[0] + "".join(n + rest for n, rest in zip(names, parts[1:], strict=True))
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
-    said = calendar_dates(clock_times(spelled_is(apostrophised(_AGE.sub(r"\1", digits)))))
+    digits = _AND_A_HALF.sub(r"\1.5", _AGE.sub(r"\1", digits))
+    said = calendar_dates(clock_times(spelled_is(apostrophised(digits))))
     said = _SHORT_DAY.sub(_day_in_full, said)  # after dates: "Sat the 18th" is one date
     # units after clock times and dates: "5 pm" is no picometre
     said = rates(units(dozens(_THOUSANDS.sub(_ungrouped, said))))
@@ -348,6 +375,8 @@ _NAMED_NUMBER = re.compile(
 _MASK = "\u2063"  # an invisible separator: no number word, kept by alpha2digit
 
 
+# "9 and a half" (after number words became digits) is 9.5.
+_AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 # "is 16 years old" says an age as "is 16" does.
 _AGE = re.compile(r"\b(\d+)\s+(?:years?|yrs?)\s+old\b", re.IGNORECASE)
 
@@ -368,22 +397,38 @@ _INTERJECTIONS = re.compile(
 )
 # "#" standing alone for "number" ("my flight # is UA882", "new # is 555-0199").
 _HASH = re.compile(r"(?<!\S)#(?!\S)")
+# Chat's shorthand, in lower case and standing alone ("w" before a word: "meetng w the
+# architect"; a day's short form that is no other word: "weds", "thurs").
+_SHORTHAND = {
+    "u": "you", "r": "are", "ur": "your", "w/": "with", "w": "with", "b4": "before",
+    "bc": "because", "cuz": "because", "abt": "about", "ppl": "people", "tmrw": "tomorrow",
+    "tmr": "tomorrow", "tues": "tuesday", "weds": "wednesday", "thurs": "thursday",
+    "thur": "thursday",
+}  # fmt: skip
+_SHORTHAND_RE = re.compile(
+    r"(?<![\w'’/.-])(?:w/(?!o\b)|w(?= [a-z])|(?:u|r|ur|b4|bc|cuz|abt|ppl|tmrw|tmr|tues|weds|"
+    r"thurs|thur)(?![\w'’/.&-]))"
+)
 # "3x a week": "3 times" ("2x4", a size, stays).
 _TIMES_X = re.compile(r"\b(\d+)\s?x\b(?![\d.])", re.IGNORECASE)
 
 
 def unchatted(text: str) -> str:
-    """``text`` without emoji and the interjections chat adds, and with a lone "#" read as
-    "number": what the parser would otherwise take for words of the statement.
+    """``text`` without emoji and the interjections chat adds, with a lone "#" read as
+    "number" and chat's shorthand in words ("r", "w/", "tmrw", "weds"): what the parser would
+    otherwise take for words of the statement.
 
     >>> unchatted("im lactose intolerant lol 🥛🚫")
     'im lactose intolerant'
     >>> unchatted("my flight # is ua882 ✈️, gym 3x a week")
     'my flight number is ua882, gym 3 times a week'
+    >>> unchatted("our neighbors r the petrovs, meeting w/ the architect is weds")
+    'our neighbors are the petrovs, meeting with the architect is wednesday'
     """
     import emoji
 
     spoken = _INTERJECTIONS.sub("", emoji.replace_emoji(text, replace=""))
+    spoken = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m[0]], spoken)
     spoken = _TIMES_X.sub(r"\1 times", _HASH.sub("number", spoken))
     return re.sub(r"\s+(?=[,.;:!?])", "", re.sub(r"\s{2,}", " ", spoken)).strip()
 

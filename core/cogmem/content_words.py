@@ -47,6 +47,7 @@ from .canonical import weekday
 from .claims import FUNCTION_WORDS, Statement
 from .shortforms import only_abbreviated
 from .synonyms import same_sense
+from .typos import speller
 
 __all__ = ["content", "only_reworded", "other_ways", "same_content", "says_less"]
 
@@ -211,18 +212,11 @@ def _misspelled_pair(a: str, b: str) -> bool:
     if known_a == known_b or min(words[a], words[b]) > 0:
         return False  # both words, or neither
     typo, word = (b, a) if known_a else (a, b)
-    return word in _speller().edit_distance_1(typo)
-
-
-@lru_cache(maxsize=1)
-def _speller() -> Any:
-    from spellchecker import SpellChecker
-
-    return SpellChecker(distance=1)
+    return word in speller().edit_distance_1(typo)
 
 
 def _dictionary() -> Any:
-    return _speller().word_frequency
+    return speller().word_frequency
 
 
 # At most this many words of each text are paired off (a restatement rewords a few; two long

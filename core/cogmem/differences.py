@@ -226,15 +226,23 @@ def _is_framing(phrase: Sequence[_Word], set_off: bool) -> bool:
         negates_frame = n + 1 < len(phrase) and phrase[n + 1].lower in _FRAMING
         if _salience(word) and not (_salience(word) == "negation" and negates_frame):
             return False
-    plain = all(w.lower in _FRAMING or w.lower in _FUNCTION for w in phrase)
-    return plain or set_off or phrase[-1].lower == "that"
+    return _plain(phrase) or set_off or phrase[-1].lower == "that"
+
+
+def _plain(phrase: Sequence[_Word]) -> bool:
+    """Whether ``phrase`` holds only framing and function words ("just so you know")."""
+    return all(w.lower in _FRAMING or w.lower in _FUNCTION for w in phrase)
 
 
 def _edge_framing(
     a: Sequence[_Word], b: Sequence[_Word], op: tuple[str, int, int, int, int]
 ) -> bool:
-    """Whether a difference at the start or end of both texts is framing on each side."""
+    """Whether a difference at the start or end of both texts is framing on each side. A
+    phrase in each text that says something is a replaced word, set off or not: "currency:
+    USD" / "currency: CAD"."""
     _, i1, i2, j1, j2 = op
+    if i2 > i1 and j2 > j1 and not (_plain(a[i1:i2]) and _plain(b[j1:j2])):
+        return False
     if i1 == 0 and j1 == 0 and (i2 < len(a) or j2 < len(b)):  # a leading phrase
         return all(
             _is_framing(side[:end], bool(end) and side[end - 1].set_off)
