@@ -21,6 +21,7 @@ _SETS = (
     "versions_heldout3",
     "versions_heldout4",
     "versions_heldout5",
+    "versions_heldout6",
 )
 
 
@@ -92,12 +93,14 @@ def versions_section(data: Any, table: Table) -> list[str]:
         "puts in the system message is scored; it stores every exchange as itself, so nothing "
         "merges). The dev sets (`benchmarks/data/versions/dev.jsonl`, 373 cases; "
         "`dev2.jsonl`, 225 cases, written after `heldout2.jsonl`; `dev3.jsonl`, 240 cases; "
-        "`dev4.jsonl`, 356 cases, restatements of form and corrections in the same forms) "
-        "and the held-out sets (`heldout.jsonl`, 244 cases; `heldout2.jsonl`, 259 cases; "
-        "`heldout3.jsonl`, 333 cases; `heldout4.jsonl`, 313 cases; `heldout5.jsonl`, 374 "
-        "cases, written last) were written by nine separate writers who saw neither the "
-        "mechanism nor each other's cases; the dev sets are tuned on, the held-out sets were "
-        "never looked at case by case (one case of heldout4, a lost write, was).",
+        "`dev4.jsonl`, 356 cases, restatements of form and corrections in the same forms; "
+        "`heldout5.jsonl`, 374 cases, held out until 27 November 2026) and the held-out sets "
+        "(`heldout.jsonl`, 244 cases; `heldout2.jsonl`, 259 cases; `heldout3.jsonl`, 333 "
+        "cases; `heldout4.jsonl`, 313 cases; `heldout6.jsonl`, 350 cases, written last) were "
+        "written by ten separate writers who saw neither the mechanism nor each other's "
+        "cases; the dev sets are tuned on, the held-out sets were never looked at case by "
+        "case (the cases that lost a write were: one of heldout4, three of heldout6; see "
+        "`benchmarks/data/versions/README.md`).",
         "",
     ]
     for d in sets:

@@ -188,10 +188,9 @@ def decide(
         wording = close and (relation.kind != "different" or n.similarity >= threshold)
         comparison = compare(stored.text, new.text, tokenizer) if wording else _UNCOMPARED
         conflicts = _conflicts(stored, new, type_read)
-        sure = relation.kind == "update" and relation.sure
         same = (
             relation.kind == "same"
-            or (comparison.kind == "same" and not sure)  # a value changed is no framing
+            or comparison.kind == "same"
             or (
                 comparison.kind == "unclear"
                 and relation.kind not in ("same", "update")
@@ -208,6 +207,7 @@ def decide(
                 comparison.changes,
                 _to_front(merged(stored, new, config), newer),
             )
+        sure = relation.kind == "update" and relation.sure
         if version is not None and not (
             _better_kin(version[0], stored, new) or (sure and not version_sure)
         ):
