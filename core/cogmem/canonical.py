@@ -405,10 +405,8 @@ _SHORTHAND = {
     "tmr": "tomorrow", "tues": "tuesday", "weds": "wednesday", "thurs": "thursday",
     "thur": "thursday",
 }  # fmt: skip
-_SHORTHAND_RE = re.compile(
-    r"(?<![\w'’/.-])(?:w/(?!o\b)|w(?= [a-z])|(?:u|r|ur|b4|bc|cuz|abt|ppl|tmrw|tmr|tues|weds|"
-    r"thurs|thur)(?![\w'’/.&-]))"
-)
+_ALONE = "|".join(sorted((k for k in _SHORTHAND if k not in ("w", "w/")), key=len, reverse=True))
+_SHORTHAND_RE = re.compile(rf"(?<![\w'’/.-])(?:w/(?!o\b)|w(?= [a-z])|(?:{_ALONE})(?![\w'’/.&-]))")
 # "3x a week": "3 times" ("2x4", a size, stays).
 _TIMES_X = re.compile(r"\b(\d+)\s?x\b(?![\d.])", re.IGNORECASE)
 
