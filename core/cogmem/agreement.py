@@ -2,7 +2,8 @@
 
 * the same value words, or the same stemmed content ("climbing gym" / "climb gym");
 * abbreviations ("12 years" / "12 yrs", :mod:`cogmem.shortforms`);
-* a bare hour and a clock time ("at 9" / "at 09:00": a bare hour is either 9:00 or 21:00);
+* a bare hour and a clock time ("at 9" / "at 09:00": a bare hour is either 9:00 or 21:00;
+  "quarter past 3" / "3:15pm", :func:`one_clock`);
 * words moved from the subject into the value ("the kids' school starts at 8:45" / "school
   starts at 8:45 for the kids");
 
@@ -20,7 +21,7 @@ import Stemmer
 from .claims import Claim
 from .shortforms import only_abbreviated
 
-__all__ = ["agree", "other_voice", "same_hours"]
+__all__ = ["agree", "one_clock", "other_voice", "same_hours"]
 
 
 def agree(old: Claim, new: Claim) -> bool:
@@ -101,9 +102,24 @@ def _one_hour(x: str, y: str) -> bool:
     # isdecimal, not isdigit: "²" is a digit int() cannot read
     bare, clock = (x, y) if x.isdecimal() else (y, x)
     if not bare.isdecimal() or not (1 <= int(bare) <= 12) or not clock.endswith(":00"):
-        return False
+        return one_clock(x, y)
     hour = clock[:-3]
     return hour.isdecimal() and int(hour) % 12 == int(bare) % 12
+
+
+def one_clock(x: str, y: str) -> bool:
+    """Whether two clock times may be one: a bare ``H:MM`` (no part of the day said:
+    "quarter past 3", "6:30") and ``HH:MM`` twelve hours apart or not at all ("3:15" /
+    "15:15", "6:30" / "06:30"; not "06:30" / "18:30", which say the part of the day)."""
+    a, b = _CLOCK.fullmatch(x), _CLOCK.fullmatch(y)
+    if a is None or b is None or a["m"] != b["m"] or x == y:
+        return False
+    if len(a["h"]) == 2 and len(b["h"]) == 2:
+        return False  # both say the part of the day
+    return int(a["h"]) % 12 == int(b["h"]) % 12
+
+
+_CLOCK = re.compile(r"(?P<h>\d{1,2}):(?P<m>\d\d)")
 
 
 def _objects(roles: frozenset[str]) -> dict[str, str]:

@@ -22,11 +22,12 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
-from .claims import Statement
+from .agreement import one_clock
+from .claims import FUNCTION_WORDS, Statement
 from .content_words import content
 from .people import RELATIVES, people_of
 from .shortforms import only_abbreviated
-from .slots import two_doings
+from .slots import opposed, two_doings, when_word
 
 __all__ = [
     "SAME_ANCHORED",
@@ -35,7 +36,9 @@ __all__ = [
     "kin",
     "namesakes",
     "old_and_new",
+    "one_time",
     "other_anchors",
+    "things",
     "timed",
 ]
 
@@ -60,11 +63,16 @@ def namesakes(old: Statement, new: Statement) -> bool:
     )
 
 
-def other_anchors(old: Statement, new: Statement) -> bool:
+def other_anchors(old: Statement, new: Statement, *, clocks: bool = True) -> bool:
     """Whether one statement has a name, number or negation the other has not (a word
     tagged a name in one text only, "MARIA" shouted, is in both; a name and its
-    abbreviation, "LA" / "Los Angeles", are one)."""
+    abbreviation, "LA" / "Los Angeles", are one; with ``clocks``, a bare time and a time
+    that says its part of the day, "3:15" / "15:15", are one: :func:`one_clock`)."""
     apart = {a for a in old.anchors ^ new.anchors if a not in old.words or a not in new.words}
+    if clocks:
+        ours, theirs = apart & old.anchors, apart & new.anchors
+        apart -= {a for a in ours for b in theirs if one_clock(a, b)}
+        apart -= {b for b in theirs for a in ours if one_clock(a, b)}
     if not apart or _spaced(old.anchors, new.anchors, apart):
         return False
     return not only_abbreviated(apart & old.anchors, apart & new.anchors)
@@ -96,10 +104,12 @@ def old_and_new(old: Statement, new: Statement) -> bool:
 
 
 def timed(statement: Statement) -> bool:
-    """Whether a text names a clock time ("13:45"): with the same names and numbers, two
-    texts close in meaning that give one subject one time say one thing however their verbs
-    differ ("The kids' bedtime is 8 pm." / "The kids go to bed at 20:00.")."""
-    return any(_CLOCK.fullmatch(a) for a in statement.anchors)
+    """Whether a text names a clock time ("13:45") or a calendar date ("2026.03.15",
+    "09.02"): with the same names and numbers, two texts close in meaning that give one
+    subject one time say one thing however their verbs differ ("The kids' bedtime is 8 pm." /
+    "The kids go to bed at 20:00."; "Kofi was born on 12.11.2019." / "Kofi's date of birth is
+    November 12, 2019.")."""
+    return any(_CLOCK.fullmatch(a) or _DAY.fullmatch(a) for a in statement.anchors)
 
 
 def anchored(old: Statement, new: Statement, cosine: float | None) -> bool:
@@ -108,14 +118,40 @@ def anchored(old: Statement, new: Statement, cosine: float | None) -> bool:
     "Hana drinks juice" / "Hana drinks kombucha"), embeddings at cosine ≥ ``SAME_ANCHORED``,
     and no claims that say their one subject does two things (:func:`cogmem.slots.two_doings`).
     """
-    if cosine is None or cosine < SAME_ANCHORED or old.anchors != new.anchors:
+    if cosine is None or cosine < SAME_ANCHORED or other_anchors(old, new):
         return False
     if kin(old) != kin(new):  # "User's aunt ..." / "My great-aunt ...": two people
         return False
-    if any(two_doings(a, b) for a in old.claims for b in new.claims):
+    if any(two_doings(a, b) for a in old.claims for b in new.claims) and not one_time(old, new):
         return False  # "Walter runs 5 km ..." / "Walter swims 5 km ...": two facts
     people = {w for p in people_of(old) | people_of(new) for w in p.split()}
     return bool(old.anchors - people)
+
+
+def one_time(old: Statement, new: Statement) -> bool:
+    """Whether two statements give one thing one date or clock time by verbs the reading does
+    not know for one ("The fridge warranty expires 2026.12.31." / "Fridge warranty runs out
+    on 2026.12.31."; "The kids' school bus comes at 07:45." / "School bus picks the kids up
+    at 07:45."): both timed, the things one speaks of all among the other's (:func:`things`),
+    and no two verbs opposites ("The pool opens at 06:00." / "The pool closes at 06:00.")."""
+    if not (timed(old) and timed(new)):
+        return False
+    ours, theirs = things(old), things(new)
+    if not (ours and theirs and (ours <= theirs or theirs <= ours)):
+        return False
+    return not any(opposed(a, b) for a in old.claims for b in new.claims)
+
+
+def things(statement: Statement) -> frozenset[str]:
+    """The things a statement speaks of: the content words of its claims' subjects (not the
+    speaker) and the common nouns of their values, besides numbers and time words."""
+    said = {
+        w
+        for c in statement.claims
+        for w in (*c.subject.split(), *c.nouns)
+        if w not in _SPEAKERS and w not in FUNCTION_WORDS and not when_word(w)
+    }
+    return frozenset(said)
 
 
 def common_ground(old: Statement, new: Statement) -> bool:
@@ -138,9 +174,12 @@ def kin(statement: Statement) -> frozenset[str]:
 
 
 _OLDER = frozenset({"old", "former", "previous", "ex"})
+_SPEAKERS = frozenset({"user", "i", "we"})
 _NEWER = frozenset({"new", "current", "latest", "newest"})
 
-_CLOCK = re.compile(r"\d\d:\d\d")
+_CLOCK = re.compile(r"\d{1,2}:\d\d")
+# A calendar date as :func:`cogmem.canonical.calendar_dates` writes it: [YYYY.]MM.DD.
+_DAY = re.compile(r"(?:\d{4}\.)?(?:0[1-9]|1[0-2])\.(?:0[1-9]|[12]\d|3[01])")
 
 # A relative, with the prefixes that make another one ("great-aunt", "half-brother").
 _KIN = re.compile(rf"(?:great|grand|step|half|god)*(?:{'|'.join(sorted(RELATIVES))})")

@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from dateutil.parser import parserinfo
 
+from .disfluency import fluent, unhedged
 from .typos import mended
 from .units import units
 
@@ -43,7 +44,8 @@ __all__ = [
 # h[:mm] followed by am/pm, or by "in the morning/afternoon/evening/at night".
 _CLOCK = re.compile(
     r"\b(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?:o'?clock\s*)?"
-    r"(?:(?P<ampm>[ap])\.?\s?m\b\.?|(?:in the|at) (?P<part>morning|afternoon|evening|night))",
+    r"(?:(?P<ampm>[ap])(?:\.\s?m\b\.?|\s?m\b)"  # "pm", "p.m." (a dot after "pm" ends a sentence)
+    r"|(?:in the|at) (?P<part>morning|afternoon|evening|night))",
     re.IGNORECASE,
 )
 # "quarter past seven", "half past 5", "a quarter to 7", "20 past 7", "10 to 6" (after number
@@ -70,7 +72,7 @@ _RANGE = re.compile(
     re.IGNORECASE,
 )
 # Two clock times joined by a dash ("19:30–21:00"): a range, as "to" says it.
-_DASHED = re.compile(r"\b(\d\d:\d\d)\s?[-–—]\s?(\d\d:\d\d)\b")
+_DASHED = re.compile(r"\b(\d{1,2}:\d\d)\s?[-–—]\s?(\d{1,2}:\d\d)\b")
 _OCLOCK = re.compile(r"\b(?P<h>\d{1,2}) o'?clock\b", re.IGNORECASE)
 _HHMM = re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\b")
 _NAMED = {"noon": "12:00", "midday": "12:00", "midnight": "00:00"}
@@ -92,8 +94,15 @@ def _clock(match: re.Match[str]) -> str:
 
 
 def _hhmm(match: re.Match[str]) -> str:
+    """A time written on the clock alone: ``HH:MM`` when it can only be that time ("06:30",
+    "18:30", "0:15"), ``H:MM`` when it is bare ("6:30", "quarter past 3": morning or
+    evening, :func:`cogmem.agreement.one_clock`)."""
     hour, minute = int(match["h"]), int(match["m"])
-    return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else match[0]
+    if hour >= 24 or minute >= 60:
+        return match[0]
+    if 1 <= hour <= 12 and not match["h"].startswith("0"):
+        return f"{hour}:{minute:02d}"
+    return f"{hour:02d}:{minute:02d}"
 
 
 def _range(match: re.Match[str]) -> str:
@@ -116,14 +125,15 @@ def _past_to(match: re.Match[str]) -> str:
 
 
 def clock_times(text: str) -> str:
-    """``text`` with its clock times as 24-hour ``HH:MM``.
+    """``text`` with its clock times as 24-hour ``HH:MM``, and those that do not say the part
+    of the day as ``H:MM`` (a bare time: "half past 5" is 5:30 or 17:30).
 
     >>> clock_times("at 5 pm, 5:30pm, 17:00, 5 in the evening, noon and 9 a.m.")
     'at 17:00, 17:30, 17:00, 17:00, 12:00 and 09:00'
-    >>> clock_times("a quarter to 7 in the morning, half past 5")
-    '06:45, 05:30'
+    >>> clock_times("a quarter to 7 in the morning, half past 5, 06:30, 6:30")
+    '06:45, 5:30, 06:30, 6:30'
     >>> clock_times("at half 5, at 17.30, at 6 o'clock, at 20 past 7, 2 to 3 hours, 17.30 kg")
-    'at 05:30, at 17:30, at 6, at 07:20, 2 to 3 hours, 17.30 kg'
+    'at 5:30, at 17:30, at 6, at 7:20, 2 to 3 hours, 17.30 kg'
     >>> clock_times("from 7:30 to 9 in the evening, 19:30–21:00, 10-2pm")
     'from 19:30 to 21:00, 19:30 to 21:00, 10-14:00'
     """
@@ -274,7 +284,7 @@ def canonical_text(text: str) -> str:
     """
     from text_to_num import alpha2digit
 
-    text = mended(unshouted(unchatted(text)))
+    text = _NOW.sub("now", mended(unshouted(fluent(unchatted(text)))))
     names = [m[0] for m in _NAMED_NUMBER.finditer(text)]  # "the network Three" is a name
     masked = _NAMED_NUMBER.sub(_MASK, text) if names else text
     try:
@@ -287,10 +297,11 @@ def canonical_text(text: str) -> str:
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
     digits = _AND_A_HALF.sub(r"\1.5", _AGE.sub(r"\1", digits))
+    digits = _ONE_AND_A_HALF.sub(r"1.5 \1s", digits)
     said = calendar_dates(clock_times(spelled_is(apostrophised(digits))))
     said = _SHORT_DAY.sub(_day_in_full, said)  # after dates: "Sat the 18th" is one date
     # units after clock times and dates: "5 pm" is no picometre
-    said = rates(units(dozens(_THOUSANDS.sub(_ungrouped, said))))
+    said = unhedged(rates(units(dozens(_THOUSANDS.sub(_ungrouped, said)))))
     return _GLUED.sub("", _COMPOUND.sub(_us_compound, said))
 
 
@@ -377,6 +388,8 @@ _MASK = "\u2063"  # an invisible separator: no number word, kept by alpha2digit
 
 # "9 and a half" (after number words became digits) is 9.5.
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
+# "an hour and a half": 1.5 hours.
+_ONE_AND_A_HALF = re.compile(r"\b(?:an?|1) ([a-z]+) and a half\b", re.IGNORECASE)
 # "is 16 years old" says an age as "is 16" does.
 _AGE = re.compile(r"\b(\d+)\s+(?:years?|yrs?)\s+old\b", re.IGNORECASE)
 
@@ -389,6 +402,8 @@ def _us_compound(match: re.Match[str]) -> str:
     return "-".join(us_spelling(part) if part.islower() else part for part in match[0].split("-"))
 
 
+# Ways of saying "now" ("I'm training for a triathlon at the moment").
+_NOW = re.compile(r"\b(?:at the moment|at present|right now|as of now)\b", re.IGNORECASE)
 # Words chat adds that say nothing of the statement ("im vegan lol").
 _INTERJECTIONS = re.compile(
     r"[,;]?\s*\b(?:lol+|lmao|lmfao|rofl|ha(?:ha)+|he(?:he)+|omg|xd|ugh|yay|woo+hoo+|yikes|"
@@ -408,7 +423,7 @@ _SHORTHAND = {
 _ALONE = "|".join(sorted((k for k in _SHORTHAND if k not in ("w", "w/")), key=len, reverse=True))
 _SHORTHAND_RE = re.compile(rf"(?<![\w'’/.-])(?:w/(?!o\b)|w(?= [a-z])|(?:{_ALONE})(?![\w'’/.&-]))")
 # "3x a week": "3 times" ("2x4", a size, stays).
-_TIMES_X = re.compile(r"\b(\d+)\s?x\b(?![\d.])", re.IGNORECASE)
+_TIMES_X = re.compile(r"\b(\d+)\s?x\b(?!\s?[\d.])", re.IGNORECASE)
 
 
 def unchatted(text: str) -> str:

@@ -49,7 +49,14 @@ from .shortforms import only_abbreviated
 from .synonyms import same_sense
 from .typos import speller
 
-__all__ = ["content", "only_reworded", "other_ways", "same_content", "says_less"]
+__all__ = [
+    "content",
+    "only_reworded",
+    "other_ways",
+    "retyped",
+    "same_content",
+    "says_less",
+]
 
 # Said of the speaker in an agent's note ("The user is allergic to cats.", "According to the
 # user, ...", "The user mentioned they ..."), chat's framing ("FYI", "PSA"), and a possessive.
@@ -160,9 +167,17 @@ def only_reworded(
     The dictionary is ``pyspellchecker``'s English word frequencies (about 160,000 words,
     0.1 s to load on first use).
     """
-    if (first | second) & names:
-        return False
-    return _pair_off(first, second, _one_word)
+    return _pair_off(first, second, lambda a, b: _one_word(a, b, names))
+
+
+def retyped(old: Statement, new: Statement) -> bool:
+    """Whether the content words of two statements differ only by misspellings
+    (:func:`only_reworded`, no synonyms): "My sister lives in Manchester." / "my sistr lives
+    in manchster". Typos take a text far from itself in the embedder's space (cosine 0.58
+    here), so such a pair is not held to the closeness of other restatements."""
+    mine, theirs = content(old), content(new)
+    names = _names(old.text, new.text)
+    return _pair_off(mine - theirs, theirs - mine, lambda a, b: _misspelling(a, b, names))
 
 
 def _pair_off(
@@ -194,11 +209,34 @@ _CALENDAR = frozenset(
 )
 
 
-def _one_word(a: str, b: str) -> bool:
+def _one_word(a: str, b: str, names: AbstractSet[str] = frozenset()) -> bool:
     """Whether ``a`` and ``b`` are one word: WordNet's first sense of each is one
     (:func:`cogmem.synonyms.same_sense`: "start" / "begin", "fall" / "autumn"), or one is the
-    other misspelled."""
+    other misspelled (:func:`_misspelling`)."""
+    if a in names or b in names:
+        return _retyped_name(a, b, names)
     return same_sense(a, b) or _misspelled_pair(a, b)
+
+
+def _misspelling(a: str, b: str, names: AbstractSet[str]) -> bool:
+    """Whether one of ``a`` and ``b`` is the other misspelled: a word (:func:`_misspelled_pair`)
+    or a name typed in lower case (:func:`_retyped_name`)."""
+    if a in names or b in names:
+        return _retyped_name(a, b, names)
+    return _misspelled_pair(a, b)
+
+
+def _retyped_name(a: str, b: str, names: AbstractSet[str]) -> bool:
+    """Whether one of ``a`` and ``b`` is a name written with a capital and the other that
+    name typed in lower case with one edit ("Manchester" / "manchster", "Westfield" /
+    "westfeild"), a word the dictionary never saw. Two names are two people ("Hana" /
+    "Dana"), and a word the dictionary knows is no typo ("Rose" / "rise")."""
+    if (a in names) == (b in names):
+        return False
+    name, typo = (a, b) if a in names else (b, a)
+    if len(typo) < _SHORTEST_NAME or not typo.isalpha() or _dictionary()[typo] > 0:
+        return False
+    return name in speller().edit_distance_1(typo)
 
 
 def _misspelled_pair(a: str, b: str) -> bool:
@@ -225,6 +263,8 @@ _MOST_PAIRED = 3
 # A misspelling is read in words of at least this many letters ("wfie" / "wife"), against a
 # word seen at least this often in the dictionary's corpus ("petersen" is seen 50 times).
 _SHORTEST_TYPO = 4
+# A name retyped in lower case is read as misspelled from this many letters on ("manchster").
+_SHORTEST_NAME = 5
 _KNOWN = 100
 
 

@@ -45,10 +45,25 @@ def _apposed(claim: Claim, statement: Statement) -> set[str]:
     return {last} if len(claim.thing) > 1 and last in statement.anchors else set()
 
 
-def named_in(statement: Statement) -> set[str]:
+def named_in(statement: Statement, beside: Statement | None = None) -> set[str]:
     """:func:`people_of` that are the user or written with a capital ("Nadia", not "kid",
-    nor a relative that starts a sentence: "Parents' anniversary: 8 July.")."""
-    return {p for p in people_of(statement) if p == "user" or _written_as_name(p, statement.text)}
+    nor a relative that starts a sentence: "Parents' anniversary: 8 July."), and not written
+    in lower case in the text ``beside`` it ("Alarm goes off at 06:30." beside "My alarm is
+    set for 6:30.": a sentence's first word the parser took for a name)."""
+    return {
+        p
+        for p in people_of(statement)
+        if p == "user"
+        or (
+            _written_as_name(p, statement.text)
+            and not (beside is not None and _written_in_lower_case(p, beside.text))
+        )
+    }
+
+
+def _written_in_lower_case(person: str, text: str) -> bool:
+    """Whether every word of ``person`` is written in lower case in ``text``."""
+    return all(re.search(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text) for w in person.split())
 
 
 def _written_as_name(person: str, text: str) -> bool:

@@ -6,7 +6,9 @@ as a name or a noun ("im learnign to play" has no verb "learn"). A word is mende
 the dictionary leaves little doubt:
 
 * it is written in lower case (a word with a capital may be a name) and has at least
-  ``_SHORTEST`` letters ("wifi", "lol" and "btw" are one edit from "wife", "lot" and "bow");
+  ``_SHORTEST`` letters ("wifi", "lol" and "btw" are one edit from "wife", "lot" and "bow"),
+  or at least ``_SHORT`` when two neighbouring letters swapped make a function word ("teh",
+  "jsut": spaCy's stop words; "chem" is no "them");
 * the dictionary has never seen it, and it is no British spelling (the dictionary is
   American: "programme" is one edit from "programmed"; :func:`cogmem.canonical.us_spelling`
   spells those);
@@ -26,13 +28,15 @@ from typing import Any
 
 __all__ = ["mended", "speller"]
 
-# A word is mended from this many letters on.
+# A word is mended from this many letters on ...
 _SHORTEST = 6
+# ... and a shorter one from this many, into a function word ("teh", "adn", "jsut").
+_SHORT = 3
 # The mended form is seen at least this often in the dictionary's corpus ...
 _COMMON = 1000
 # ... and this many times as often as any other word one edit away.
 _CLEAR = 10
-_LOWER_WORD = re.compile(rf"(?<![\w'’-])[a-z]{{{_SHORTEST},}}(?![\w'’-])")
+_LOWER_WORD = re.compile(rf"(?<![\w'’-])[a-z]{{{_SHORT},}}(?![\w'’-])")
 
 
 @lru_cache(maxsize=1)
@@ -48,6 +52,8 @@ def mended(text: str) -> str:
 
     >>> mended("i cant stand mushroms, meetng w the architect, Zumba at 6")
     'i cant stand mushrooms, meeting w the architect, Zumba at 6'
+    >>> mended("i jsut play teh cello, the wifi is down btw")
+    'i just play the cello, the wifi is down btw'
     """
     return _LOWER_WORD.sub(lambda m: _mend(m[0]), text)
 
@@ -68,4 +74,25 @@ def _mend(word: str) -> str:
         return word
     if len(near) > 1 and near[0][0] < _CLEAR * near[1][0]:
         return word
-    return str(near[0][1])
+    best = str(near[0][1])
+    if len(word) < _SHORTEST and not (best in _function_words() and _swapped(word, best)):
+        return word  # "wifi" is no "wife", "btw" no "bow", "chem" no "them"
+    return best
+
+
+def _swapped(typo: str, word: str) -> bool:
+    """Whether ``typo`` is ``word`` with two neighbouring letters swapped ("teh" / "the")."""
+    if len(typo) != len(word):
+        return False
+    at = [i for i, (a, b) in enumerate(zip(typo, word, strict=True)) if a != b]
+    if len(at) != 2 or at[1] != at[0] + 1:
+        return False
+    i, j = at
+    return typo[i] == word[j] and typo[j] == word[i]
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)

@@ -38,6 +38,26 @@ _MONEY = {
     "gbp": "pound_sterling", "yen": "yen",
 }  # fmt: skip
 _SHORT = 3  # letters at most of a unit's short form ("kg", "mL", "kph")
+# The units people write as one letter after a number ("5 m", "200 g", "2 L", "30 s", "3 h").
+_LETTERS = frozenset("mgLlsh")
+# A metric quantity is written in one unit ("80 cm" / "0.8 m" -> "80 centimeter"): the
+# largest of its stem's ladder (prefix, power of ten) in which its number is at least 1.
+_LADDERS = {
+    "meter": (("kilo", 3), ("", 0), ("centi", -2), ("milli", -3)),
+    "gram": (("kilo", 3), ("", 0), ("milli", -3)),
+    "liter": (("", 0), ("milli", -3)),
+    "byte": (("tera", 12), ("giga", 9), ("mega", 6), ("kilo", 3), ("", 0)),
+}
+_PREFIXES = {
+    "kilo": 3, "hecto": 2, "deca": 1, "deci": -1, "centi": -2, "milli": -3, "micro": -6,
+    "mega": 6, "giga": 9, "tera": 12,
+}  # fmt: skip
+# Sizes: "10x10 ft", "420 x 380 cm", "4.2 m by 3.8 m".
+_CROSS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[x×]\s?(?=\d)")
+_SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) by (?=\d+(?:\.\d+)?\s?(?P<unit>[A-Za-z]+)\b)")
+# Inches and feet by their marks: 55", 6'2".
+_INCHES = re.compile(r"(?<=\d)\s?(?:\"|”|″|'')(?=[\s.,;:!?)]|$)")
+_FEET = re.compile(r"\b(\d)\s?(?:'|’|′)\s?(\d{1,2})\s?(?=inch\b)")
 _POWERS = {
     **dict.fromkeys(("²", "2", "sq", "square"), "square"),
     **dict.fromkeys(("³", "3", "cu", "cubic"), "cubic"),
@@ -85,8 +105,8 @@ def unit_name(word: str) -> str | None:
     lowered = word.lower()
     if lowered in _MONEY:
         return _MONEY[lowered]
-    if lowered in _stop_words():
-        return None
+    if lowered in _stop_words() or (len(word) == 1 and word.isalpha() and word not in _LETTERS):
+        return None  # "5k" is five thousand, or a race: no Boltzmann constant
     import pint
 
     registry = _registry()
@@ -130,7 +150,31 @@ def _amount(match: re.Match[str]) -> str | None:
         return f"{_plain(match['n'])} {shape} {name}"
     if scale and word != scale.lower():
         return f"{_plain(match['n'])} {name} {scale}"
-    return f"{_plain(match['n'])} {name}"
+    return " ".join(_metric(_plain(match["n"]), name))
+
+
+def _metric(number: str, name: str) -> tuple[str, str]:
+    """A metric quantity in its one unit (:data:`_LADDERS`): ``("0.8", "meter")`` ->
+    ``("80", "centimeter")``, ``("5000", "meter")`` -> ``("5", "kilometer")``; any other as
+    it is."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        ((prefix, stem, _),) = _registry().parse_unit_name(name)
+        value = Decimal(number).scaleb(_PREFIXES[prefix] if prefix else 0)
+    except (ValueError, KeyError, InvalidOperation):
+        return number, name
+    if stem not in _LADDERS or not value:
+        return number, name
+    ladder = _LADDERS[stem]
+    step, power = next(((p, e) for p, e in ladder if value.scaleb(-e) >= 1), ladder[-1])
+    return f"{value.scaleb(-power).normalize():f}", step + stem
+
+
+def _size(match: re.Match[str]) -> str:
+    """ "420 by 380 cm" -> "420 cm by 380 cm": each side of a size with its unit."""
+    unit = match["unit"]
+    return f"{match[1]} {unit} by " if unit_name(unit) is not None else match[0]
 
 
 def _signed(match: re.Match[str]) -> str:
@@ -147,5 +191,9 @@ def units(text: str) -> str:
 
     >>> units("I drink 2 L of water a day; she runs 5 kilometres, 3 times a week, for $40.")
     'I drink 2 liter of water a day; she runs 5 kilometer, 3 times a week, for 40 dollar.'
+    >>> units('a 55" TV, a 5k race, 4%, 0.8 m, 1500 g, 420 x 380 cm')
+    'a 55 inch TV, a 5k race, 4 percent, 80 centimeter, 1.5 kilogram, 4.2 meter by 3.8 meter'
     """
-    return _QUANTITY.sub(_quantity, _SIGNED.sub(_signed, text))
+    sized = _SIZE.sub(_size, _CROSS.sub(r"\1 by ", text))
+    marked = _FEET.sub(r"\1 foot \2 ", _INCHES.sub(" inch", sized))
+    return _QUANTITY.sub(_quantity, _SIGNED.sub(_signed, marked))

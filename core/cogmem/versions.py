@@ -64,11 +64,12 @@ from .anchoring import (
     common_ground,
     namesakes,
     old_and_new,
+    one_time,
     other_anchors,
     timed,
 )
 from .claims import CHANGE_VERBS, Claim, Statement
-from .content_words import same_content, says_less
+from .content_words import retyped, same_content, says_less
 from .people import is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
@@ -204,12 +205,14 @@ def _relation(
         return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
     if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
         return Relation("different")  # nothing in common, not close: no clause to compare
-    if (cosine is None or cosine >= CONTENT_SAME) and same_content(old, new):
+    if same_content(old, new) and (
+        cosine is None or cosine >= CONTENT_SAME or (cosine >= APART and retyped(old, new))
+    ):
         # "Tariq built our bookshelves." / "Our bookshelves were built by Tariq."; a text the
         # parse read no claim in is not known to say a lasting state ("Met Ivan for lunch.")
         said = (*old.claims, *new.claims)
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
-    theirs, ours = named_in(old), named_in(new)
+    theirs, ours = named_in(old, new), named_in(new, old)
     if (theirs and ours and not share_a_person(theirs, ours)) or namesakes(old, new):
         return Relation("different")  # other people: whatever the clauses say, not one fact
     if (
@@ -270,7 +273,9 @@ def _relation(
         return Relation("different")
     every = len(agreed_old) == len(old.claims) and len(agreed_new) == len(new.claims)
     if readable and every:
-        if not other_anchors(old, new):
+        # "... at 10:45" / "Actually, ... at 22:45": a bare time said again with its part of
+        # the day is the same time, unless the newer says it changes something
+        if not other_anchors(old, new, clocks=not new.marked):
             return Relation("same", lasting=all(c.state for c in old.claims))
         retold = True  # every claim agrees, but a name or number differs: the words decide
     if readable and _changes_elsewhere(old, new):
@@ -301,7 +306,8 @@ def _relation(
         # "Flight UA 889 boards at gate C7." / "Gate change! Now C22." (cosine 0.36): a
         # revision that the reading did not tell apart, on something the older also says
         return Relation("update", ("said to change it",))
-    if readable and not (retold or changing) and anchored(old, new, cosine):
+    settled = not changing or (not new.marked and one_time(old, new))  # "yoga starts at 18:00"
+    if readable and not retold and settled and anchored(old, new, cosine):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))

@@ -1,0 +1,138 @@
+"""Restatements as people speak them (cogmem.disfluency), with a bare clock time, a date given
+by other verbs, a name retyped in lower case, or a quantity in other units: read as what they
+restate, and the look-alikes and corrections among them still told apart."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from cogmem import CognitiveMemory, CognitiveMemoryConfig
+from cogmem.agreement import one_clock
+from cogmem.canonical import canonical_text, clock_times
+from cogmem.disfluency import fluent, unhedged
+from cogmem.embedding import MiniLMEmbedder
+from cogmem.reader import StatementReader
+from cogmem.typos import mended
+from cogmem.units import units
+from tests.test_versions import kind
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+
+# ---------------------------------------------------------------------------- the forms
+def test_what_speech_adds_to_a_statement_is_dropped() -> None:
+    assert fluent("Um, so basically my landlord is, like, Mr Osei, yeah.") == (
+        "my landlord is Mr Osei."
+    )
+    assert fluent("Okay so I'm sort of, you know, learning Greek.") == "I'm learning Greek."
+    assert fluent("Well, our cat, she's a Maine Coon.") == "our cat is a Maine Coon."
+    assert fluent("Oh and my boss, her name's Ines.") == "my boss's name's Ines."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I mean Tuesday, not Monday.",  # a correction's "I mean" has no comma
+        "Roquefort is a kind of cheese.",  # "kind of" as a noun
+        "Do you know a good plumber?",
+        "According to the user, their brother lives in Riga.",  # no subject said twice
+        "So far the new job is fine.",
+    ],
+)
+def test_words_that_say_something_are_kept(text: str) -> None:
+    assert fluent(text) == text
+
+
+def test_an_approximate_number_is_the_number() -> None:
+    assert unhedged("around 3 hour, roughly 40 minute, approx 2 liter, ~5") == (
+        "3 hour, 40 minute, 2 liter, 5"
+    )
+    assert unhedged("a film about 1917") == "a film about 1917"  # a year is no amount
+
+
+def test_a_time_that_does_not_say_its_part_of_the_day_is_bare() -> None:
+    assert clock_times("at quarter past 4, at half 6, at 9:10, at 09:10, at 9:10pm") == (
+        "at 4:15, at 6:30, at 9:10, at 09:10, at 21:10"
+    )
+    assert one_clock("4:15", "16:15") and one_clock("4:15", "04:15")
+    assert not one_clock("04:15", "16:15")  # both say the part of the day
+    assert not one_clock("4:15", "16:45")
+
+
+def test_quantities_have_one_unit() -> None:
+    assert units("0.75 m, 75 cm, 750 mm") == "75 centimeter, 75 centimeter, 75 centimeter"
+    assert units("1200 g, 1.2 kg") == "1.2 kilogram, 1.2 kilogram"
+    assert units("a 3% fee, a 3 percent fee") == "a 3 percent fee, a 3 percent fee"
+    assert units('a 65" screen, she is 5\'7"') == "a 65 inch screen, she is 5 foot 7 inch"
+    assert units("the desk is 160 x 80 cm") == units("the desk is 1.6 m by 0.8 m")
+    assert units("ran a 10k, 3 k") == "ran a 10k, 3 k"  # "k" is no Boltzmann constant
+    assert canonical_text("a session of an hour and a half") == "a session of 1.5 hour"
+
+
+def test_a_function_word_typed_with_two_letters_swapped_is_mended() -> None:
+    assert mended("i left teh keys") == "i left the keys"
+    for text in ("my chem exam", "an intro class", "2 wks", "vit d", "a bowl of pho"):
+        assert mended(text) == text  # short words, one edit from too much
+
+
+# ------------------------------------------------------------------------ the relation
+@pytest.mark.parametrize(
+    ("old", "new", "cosine"),
+    [
+        ("I cycle to the office.", "So, um, basically I cycle to the office, yeah.", 0.9),
+        (
+            "I'm training for a half marathon.",
+            "Honestly I'm kind of, you know, training for a half marathon at the moment.",
+            0.8,
+        ),
+        ("Our parrot is an African grey.", "Well, our parrot, he's an African grey, right.", 0.9),
+        ("I sleep about 7 hours a night.", "I sleep roughly seven hours per night.", 0.95),
+        ("Choir practice is at half past six.", "Choir practice: 6:30pm.", 0.75),
+        ("The car insurance renews on 2027-02-01.", "Car insurance runs out on 1 Feb 2027.", 0.8),
+        ("Amara was born on 03.05.2018.", "Amara's date of birth is May 3, 2018.", 0.85),
+        ("My aunt lives in Birmingham.", "my aunt lives in birmingam", 0.55),
+        ("The shed is 2.4 m by 1.8 m.", "The shed measures 240 x 180 cm.", 0.75),
+        ("My commute takes 1.5 hrs.", "My commute takes an hour and a half.", 0.85),
+        ("My alarm is set for 5:45 in the morning.", "Alarm goes off at 05:45.", 0.78),
+    ],
+)
+def test_restated_as_spoken_or_in_other_units_is_the_same(
+    reader: StatementReader, old: str, new: str, cosine: float
+) -> None:
+    assert kind(reader, old, new, cosine) == "same"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "cosine"),
+    [
+        ("The last train leaves at 10:45.", "Actually, the last train leaves at 22:45.", 0.9),
+        ("The pool opens at 06:00.", "The pool closes at 06:00.", 0.85),
+        ("My passport expires on 15 March 2026.", "My visa expires on 15 March 2026.", 0.75),
+        ("My yoga class is at 6pm on Tuesdays.", "My pilates class is at 6pm on Tuesdays.", 0.75),
+        ("The kids go to bed at 8pm.", "The kids have dinner at 8pm.", 0.75),
+        ("My friend Hana lives in Oslo.", "my friend dana lives in oslo", 0.6),
+        ("The shed is 2.4 m by 1.8 m.", "The shed is 2.4 m by 1.9 m.", 0.95),
+    ],
+)
+def test_a_change_or_another_thing_stays_apart(
+    reader: StatementReader, old: str, new: str, cosine: float
+) -> None:
+    assert kind(reader, old, new, cosine) != "same"
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ("I drive a grey Skoda.", "So, um, basically I drive a grey Skoda, yeah."),
+        ("My sister lives in Edinburgh.", "my sistr lives in edinburg"),
+        ("The hallway rug is 2.5 m long.", "The hallway rug is 250 cm long."),
+    ],
+)
+def test_restated_as_spoken_merges_with_the_real_model(first: str, again: str) -> None:
+    """Each was stored a second time, as a new memory or as a correction of the first."""
+    with CognitiveMemory(embedder=MiniLMEmbedder(), config=CognitiveMemoryConfig()) as mem:
+        said = mem.write(first, memory_type="semantic", now=NOW)
+        written = mem.write(again, memory_type="semantic", now=NOW)
+        assert (written.action, written.existing_id) == ("merged", said.id)
