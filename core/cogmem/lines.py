@@ -17,7 +17,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["has_speaker", "marks_change", "marks_revision", "speaker_lines"]
+__all__ = [
+    "has_speaker",
+    "marks_change",
+    "marks_more_than_negation",
+    "marks_revision",
+    "speaker_lines",
+]
 
 # A line that starts with who says it: "Mira: ...", "User: ...".
 _SPEAKER = re.compile(r"^\s*(?P<who>[A-Za-z][\w .'-]{0,40}?)\s*:\s+(?P<said>.*)$")
@@ -56,8 +62,9 @@ _ASSISTANTS = frozenset({"assistant", "ai", "bot", "agent", "system", "model", "
 # ("no", but not "No. 5", a number).
 _CHANGE_MARKS = re.compile(
     r"\b(actually|correction|corrected|scratch that|i meant|meant to say|wrong|mistaken|"
-    r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switched|changed|"
-    r"moved|updated?|new|now|these days|nowadays|rescheduled|postponed|pushed|turns out|"
+    r"mistake|misspoke|typo|no longer|not anymore|any ?more|instead|switch(?:ed|ing)|"
+    r"changed|moved|updated?|new|now|(?:said|told you|mentioned) (?:before|earlier)|"
+    r"these days|nowadays|rescheduled|postponed|pushed|turns out|"
     r"replaced|not|no(?!\.?\s?\d)|isn't|aren't|wasn't|don't|doesn't|never|since|from now on|"
     r"starting|as of|upgraded|downgraded|quit|stopped|dropped|renamed|spelled|spelt|"
     # "left" the verb, not the side: "left-handed", "my left knee", "turn left"
@@ -82,9 +89,27 @@ def marks_revision(text: str) -> bool:
     >>> marks_revision("It's Kathryn, with a y, not Katherine.")
     True
     """
-    if _REPLACES.search(text):
+    return _REPLACES.search(text) is not None or marks_more_than_negation(text)
+
+
+def marks_more_than_negation(text: str) -> bool:
+    """Whether a change mark of ``text`` is more than a negation ("actually", "now", "no
+    longer", a "No," that answers what was said; not "not", "never").
+
+    >>> marks_more_than_negation("It's Stansted now."), marks_more_than_negation("not Gatwick")
+    (True, False)
+    >>> marks_more_than_negation("No, it's Tuesday.")
+    True
+    """
+    if _ANSWERED_NO.search(text):
         return True
     return any(m.group(0).lower() not in _NEGATION_MARKS for m in _CHANGE_MARKS.finditer(text))
+
+
+# A "no" that answers what was said ("No, it's Tuesday.").
+_ANSWERED_NO = re.compile(
+    r"^\W*(?:(?:wait|oh|um|hmm|sorry|oops|ah|er)\W+)?(?:no|nope|nah)\s*[,.!;:–—-]", re.IGNORECASE
+)
 
 
 # What a correction replaces, set apart after it ("..., not 60", "... - not Katherine"); a

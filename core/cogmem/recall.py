@@ -427,6 +427,7 @@ def evidence(
         found_pairs.unrelated,
         versions.doubts([c.memory for c in chosen], later) if later else (),
         found_pairs.siblings,
+        found_pairs.unsettling,
     )
 
 

@@ -249,7 +249,9 @@ def score_candidates(
         else {}
     )
     weaker = contradiction_losers(unique, retentions)
-    fresher = sibling_retention(unique, retentions, evidence.siblings)
+    fresher = sibling_retention(
+        unique, retentions, evidence.siblings, evidence.unsettling, relevance
+    )
 
     made: list[tuple[Candidate, dict[str, float], float, float]] = []
     for c in unique:

@@ -20,7 +20,16 @@ from .records import SUMMARY_KEY, MemoryRecord
 if TYPE_CHECKING:
     from .scoring import Candidate
 
-__all__ = ["explicit_version_caps", "newer_version_penalties", "sibling_retention"]
+__all__ = [
+    "UNSETTLING_RATIO",
+    "explicit_version_caps",
+    "newer_version_penalties",
+    "sibling_retention",
+]
+
+#: A newer candidate that may update a fact, and answers the query with at least this share
+#: of the fact's relevance, keeps the fact at its own age (:func:`sibling_retention`).
+UNSETTLING_RATIO = 0.75
 
 
 def newer_version_penalties(
@@ -90,6 +99,8 @@ def sibling_retention(
     candidates: Sequence[Candidate],
     retentions: Mapping[str, float],
     siblings: Set[tuple[str, str]],
+    unsettling: Set[tuple[str, str]] = frozenset(),
+    relevance: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
     """Facts of one subject about other attributes compete by relevance, not by age.
 
@@ -101,15 +112,29 @@ def sibling_retention(
 
     so that six facts about Ana, written weeks apart, each answer their own question first:
     age orders the versions of one fact (:func:`newer_version_penalties`,
-    :func:`explicit_version_caps`), not what is known of one person.
+    :func:`explicit_version_caps`), not what is known of one person. Not when a newer
+    candidate on its subject that may update it (``(m, u)`` in ``unsettling``) answers the
+    query about as well, ``relevance(u) ≥ UNSETTLING_RATIO · relevance(m)``: "Kofi finally got
+    his own apartment." may be what changed "Kofi lives with our parents.", and "Where does
+    Kofi live?" must not find the older first for its siblings' freshness; "Bramble gets a
+    glucosamine chew" changes nothing "What breed is Bramble?" asks about. Without
+    ``relevance``, any such candidate is taken to answer as well.
 
     Returns:
         id -> factor (> 1) for the memories that gain from it.
     """
     kinds = {c.memory.id: c.memory.memory_type for c in candidates}
+    doubted = {
+        older
+        for older, newer in unsettling
+        if relevance is None
+        or relevance.get(newer, 0.0) >= UNSETTLING_RATIO * relevance.get(older, 0.0)
+    }
     out: dict[str, float] = {}
     for older, newer in siblings:
         if kinds.get(older) not in ("semantic", "core") or newer not in retentions:
+            continue
+        if older in doubted:
             continue
         r_m, r_n = retentions.get(older, 0.0), retentions[newer]
         if r_m > 0.0 and r_n > r_m:

@@ -56,6 +56,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+import Stemmer
+from spacy.lang.en.lex_attrs import like_num
+from spacy.lang.en.stop_words import STOP_WORDS
 
 from .agreement import agree, other_voice, same_hours
 from .anchoring import (
@@ -70,6 +73,7 @@ from .anchoring import (
 )
 from .claims import CHANGE_VERBS, Claim, Statement
 from .content_words import retyped, same_content, says_less
+from .lines import marks_more_than_negation
 from .people import is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
@@ -120,6 +124,12 @@ CONTENT_SAME = 0.6
 #: clauses are not compared (a search's newer-version penalty starts at 0.40 too).
 APART = 0.4
 _WORD = re.compile(r"\w+")
+# What a negation negates: the words after it, up to the end of the clause.
+_NEGATED = re.compile(
+    r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't)\b(?P<what>[^.,;:!?]*)", re.IGNORECASE
+)
+_STEMMER = Stemmer.Stemmer("english")
+_STOP_WORDS = frozenset(w for w in STOP_WORDS if not like_num(w)) | {"user"}  # type: ignore[no-untyped-call]
 # Every word form of a bare change's verb (BARE_CHANGES), and more: only texts that have one
 # are parsed when a search looks for changes that name no slot.
 _MAY_BE_BARE = re.compile(
@@ -201,6 +211,7 @@ def _relation(
     old: Statement, new: Statement, similar: PhraseSimilarity, cosine: float | None
 ) -> Relation:
     readable = old.readable and new.readable
+    marked = _marked(old, new)
     if spelled := respelled(old.anchors, new.anchors, new.text):  # "Thompson, with a p"
         return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
     if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
@@ -263,7 +274,7 @@ def _relation(
                 continue
             if slot or changes_value(a, b) or adjusts(a, b):
                 changes.append(f"{a.describe()} -> {b.describe()}")
-            elif new.marked and changes_to_kind(a, b, similar):
+            elif marked and changes_to_kind(a, b, similar):
                 guesses.append(f"{a.describe()} -> {b.describe()}")
     if changes:
         return Relation("update", tuple(dict.fromkeys(changes)), sure=True)
@@ -275,7 +286,7 @@ def _relation(
     if readable and every:
         # "... at 10:45" / "Actually, ... at 22:45": a bare time said again with its part of
         # the day is the same time, unless the newer says it changes something
-        if not other_anchors(old, new, clocks=not new.marked):
+        if not other_anchors(old, new, clocks=not marked):
             return Relation("same", lasting=all(c.state for c in old.claims))
         retold = True  # every claim agrees, but a name or number differs: the words decide
     if readable and _changes_elsewhere(old, new):
@@ -287,9 +298,9 @@ def _relation(
     # synonym: "my doctor" / "my new GP"; the text says it changes something). A negation
     # counts: only the corrections of the held-out sets use some of its forms, and "no
     # rawhides" beside "a Great Dane" costs less than a correction lost.
-    if new.marked and close and conflict != "people":
+    if marked and close and conflict != "people":
         return Relation("update", ("said to change it",))
-    changing = new.marked or _change_verb(new)
+    changing = marked or _change_verb(new)
     if conflict:
         return Relation("different")
     if (
@@ -306,12 +317,31 @@ def _relation(
         # "Flight UA 889 boards at gate C7." / "Gate change! Now C22." (cosine 0.36): a
         # revision that the reading did not tell apart, on something the older also says
         return Relation("update", ("said to change it",))
-    settled = not changing or (not new.marked and one_time(old, new))  # "yoga starts at 18:00"
+    settled = not changing or (not marked and one_time(old, new))  # "yoga starts at 18:00"
     if readable and not retold and settled and anchored(old, new, cosine):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     return Relation("unknown")
+
+
+def _marked(old: Statement, new: Statement) -> bool:
+    """Whether ``new`` says it changes something ``old`` says: a mark that says more than a
+    negation ("actually", "now", "switched": :func:`cogmem.lines.marks_more_than_negation`),
+    or a negation of a word of ``old`` ("It's Stansted, not Gatwick." after "... from
+    Gatwick."; "I'm not vegetarian."). A negation of what ``old`` never mentions contrasts
+    within ``new`` itself: "Saffron only drinks from the fountain, not her bowl." changes
+    nothing of "Saffron is a ginger tabby."."""
+    if not new.marked or marks_more_than_negation(new.text):
+        return new.marked
+    negated = {
+        w
+        for m in _NEGATED.finditer(new.text)
+        for w in _WORD.findall(m["what"].lower())
+        if w not in _STOP_WORDS
+    }
+    said = {w for w in (*old.words, *_WORD.findall(old.text.lower())) if w not in _STOP_WORDS}
+    return bool(set(_STEMMER.stemWords(sorted(negated))) & set(_STEMMER.stemWords(sorted(said))))
 
 
 def _close(cosine: float | None, at_least: float) -> bool:
@@ -468,7 +498,9 @@ class Versions:
         updates: list[tuple[str, str]] = []
         different: set[tuple[str, str]] = set()
         siblings: set[tuple[str, str]] = set()
-        unsettled: set[str] = set()  # older ids a newer text on their subject may update
+        unsettling: set[tuple[str, str]] = (
+            set()
+        )  # a newer text on the older's subject may update it
         for i, j in ordered:
             older, newer = records[i], records[j]
             vi, vj = unit[i], unit[j]
@@ -481,10 +513,14 @@ class Versions:
                 different.add((older.id, newer.id))
             if relation.sibling or (apart and _share_a_subject(statements[i], statements[j])):
                 siblings.add((older.id, newer.id))
-            elif older.id not in unsettled and _share_a_subject(statements[i], statements[j]):
-                unsettled.add(older.id)
-        settled = frozenset(p for p in siblings if p[0] not in unsettled)
-        return Evidence(tuple(updates), frozenset(different), siblings=settled)
+            elif _share_a_subject(statements[i], statements[j]):
+                unsettling.add((older.id, newer.id))
+        return Evidence(
+            tuple(updates),
+            frozenset(different),
+            siblings=frozenset(siblings),
+            unsettling=frozenset(unsettling),
+        )
 
     def doubts(
         self, best: Sequence[MemoryRecord], later: Sequence[MemoryRecord]
@@ -549,11 +585,16 @@ class Evidence:
             Which slot changed is not said: the change answers the query as well as the
             older, which ranks right below it (:func:`cogmem.scoring.score_candidates`).
         siblings: ``(older id, newer id)``: other attributes of one subject, both facts
-            ("Ana lives in Paris." / "Ana is vegetarian."), for an older memory that no newer
-            candidate on its subject may update (each such pair read so).
+            ("Ana lives in Paris." / "Ana is vegetarian.").
+        unsettling: ``(older id, newer id)``: a newer candidate on the older one's subject
+            that the reading does not call another attribute of it, which may update it ("Kofi
+            finally got his own apartment." for "Kofi lives with our parents."): when it
+            answers the query about as well as the older, the older gains nothing from its
+            siblings (:func:`cogmem.version_order.sibling_retention`).
     """
 
     updates: tuple[tuple[str, str], ...] = ()
     unrelated: frozenset[tuple[str, str]] = frozenset()
     doubts: tuple[tuple[str, str], ...] = ()
     siblings: frozenset[tuple[str, str]] = frozenset()
+    unsettling: frozenset[tuple[str, str]] = frozenset()

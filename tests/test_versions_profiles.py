@@ -1,0 +1,95 @@
+"""Facts of one subject (cogmem.version_order.sibling_retention, cogmem.versions): a newer fact
+that may update an older one keeps it at its own age only for a query it answers as well, and
+a negation is a change only of what it negates."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from cogmem import CognitiveMemory
+from cogmem.embedding import MiniLMEmbedder
+from cogmem.lines import marks_more_than_negation
+from cogmem.reader import StatementReader
+from cogmem.versions import _marked
+from tests.test_versions import kind
+
+NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
+
+
+def _at(days: float) -> datetime:
+    return NOW - timedelta(days=days)
+
+
+def test_a_newer_fact_that_does_not_answer_the_query_leaves_the_siblings_lift() -> None:
+    """ "Bramble gets a glucosamine chew" has a change verb: the reading cannot call it
+    another attribute of Bramble, and it kept every older fact of Bramble at its own age,
+    whatever the query asked (the breed came second, below the toy)."""
+    writes = [
+        ("Bramble is a three-year-old cocker spaniel.", 101),
+        ("Bramble is terrified of thunderstorms.", 61),
+        ("Bramble gets a glucosamine chew every morning for his joints.", 21),
+        ("Bramble's favourite toy is a squeaky hedgehog.", 1),
+    ]
+    with CognitiveMemory(embedder=MiniLMEmbedder()) as mem:
+        for text, days in writes:
+            mem.write(text, memory_type="semantic", created_at=_at(days), now=_at(days))
+        found = mem.search("What breed is Bramble?", now=NOW, reinforce=False)
+    assert found[0].text == "Bramble is a three-year-old cocker spaniel."
+    assert found[0].explanation.penalties["sibling_retention"] > 1.0
+
+
+def test_a_newer_fact_that_answers_as_well_keeps_the_older_at_its_age(
+    mem: CognitiveMemory,
+) -> None:
+    writes = [
+        ("Kofi lives with our parents.", 300),
+        ("Kofi's favourite band is Radiohead.", 200),
+        ("Kofi finally got his own place, he lives alone.", 5),
+    ]
+    for text, days in writes:
+        mem.write(text, memory_type="semantic", created_at=_at(days), now=_at(days))
+    found = mem.search("Where does Kofi live?", now=NOW, reinforce=False)
+    older = next(r for r in found if r.text == "Kofi lives with our parents.")
+    assert "sibling_retention" not in older.explanation.penalties
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "marked"),
+    [
+        (
+            "Saffron is a ginger tabby.",
+            "Saffron only drinks from the fountain, not her bowl.",
+            False,
+        ),
+        ("I'm flying out of Gatwick.", "It's Stansted, not Gatwick.", True),
+        ("I'm vegetarian.", "I'm not vegetarian.", True),
+        ("The recovery takes six weeks.", "The doctor says 4 weeks, not six.", True),
+        ("The plumber comes Monday.", "Wait, no, the plumber said Tuesday.", True),
+        ("Our locker code is 1234.", "Not the one I said before: 4321.", True),
+    ],
+)
+def test_a_negation_changes_only_what_it_negates(
+    reader: StatementReader, old: str, new: str, marked: bool
+) -> None:
+    assert _marked(reader.read(old), reader.read(new)) is marked
+
+
+def test_a_no_that_answers_is_more_than_a_negation() -> None:
+    assert marks_more_than_negation("Wait, no, it's Tuesday.")
+    assert marks_more_than_negation("Switching the bake to 230C.")
+    assert not marks_more_than_negation("Moving day is Saturday, not Sunday.")
+
+
+def test_a_contrast_within_a_fact_is_no_correction_of_another(reader: StatementReader) -> None:
+    """It was read "said to change it": an update of every close fact about Saffron."""
+    assert (
+        kind(
+            reader,
+            "Saffron is a ginger tabby, about 11 years old.",
+            "Saffron only drinks from the water fountain, not her bowl.",
+            0.5,
+        )
+        != "update"
+    )
