@@ -389,7 +389,9 @@ def crash_child(path: str, count: int, kill_point: str) -> None:
 
     if kill_point == "mid-flush":
         pending.HeldAdds.written = lambda self: die()  # type: ignore[method-assign]
-    config = CognitiveMemoryConfig(add_flush_size=count)
+    # only a full group is written: held adds older than sync_interval_seconds (1 s on a
+    # folder) are written too, and on a loaded machine six adds took longer than that
+    config = CognitiveMemoryConfig(add_flush_size=count, sync_interval_seconds=3600.0)
     mem = CognitiveMemory(path=path, embedder=HashingEmbedder(DIM), config=config)
     for i in range(count):
         memory_id = mem.add(
