@@ -22,6 +22,7 @@ _SETS = (
     "versions_heldout4",
     "versions_heldout5",
     "versions_heldout6",
+    "versions_heldout7",
 )
 
 
@@ -94,13 +95,13 @@ def versions_section(data: Any, table: Table) -> list[str]:
         "merges). The dev sets (`benchmarks/data/versions/dev.jsonl`, 373 cases; "
         "`dev2.jsonl`, 225 cases, written after `heldout2.jsonl`; `dev3.jsonl`, 240 cases; "
         "`dev4.jsonl`, 356 cases, restatements of form and corrections in the same forms; "
-        "`heldout5.jsonl`, 374 cases, held out until 27 November 2026) and the held-out sets "
-        "(`heldout.jsonl`, 244 cases; `heldout2.jsonl`, 259 cases; `heldout3.jsonl`, 333 "
-        "cases; `heldout4.jsonl`, 313 cases; `heldout6.jsonl`, 350 cases, written last) were "
-        "written by ten separate writers who saw neither the mechanism nor each other's "
-        "cases; the dev sets are tuned on, the held-out sets were never looked at case by "
-        "case (the cases that lost a write were: one of heldout4, three of heldout6; see "
-        "`benchmarks/data/versions/README.md`).",
+        "`heldout5.jsonl`, 374 cases, held out until 27 November 2026; `heldout6.jsonl`, 350 "
+        "cases, held out until 28 November 2026) and the held-out sets (`heldout.jsonl`, 244 "
+        "cases; `heldout2.jsonl`, 259 cases; `heldout3.jsonl`, 333 cases; `heldout4.jsonl`, "
+        "313 cases; `heldout7.jsonl`, 350 cases, written last) were written by eleven "
+        "separate writers who saw neither the mechanism nor each other's cases; the dev sets "
+        "are tuned on, the held-out sets were never looked at case by case (the cases that "
+        "lost a write were: one of heldout4; see `benchmarks/data/versions/README.md`).",
         "",
     ]
     for d in sets:
