@@ -69,6 +69,9 @@ def test_quantities_have_one_unit() -> None:
     assert units("the desk is 160 x 80 cm") == units("the desk is 1.6 m by 0.8 m")
     assert units("ran a 10k, 3 k") == "ran a 10k, 3 k"  # "k" is no Boltzmann constant
     assert canonical_text("a session of an hour and a half") == "a session of 1.5 hour"
+    assert canonical_text("Twice a month I see a physio.") == canonical_text(
+        "I see a physio twice a month."
+    )
 
 
 def test_a_function_word_typed_with_two_letters_swapped_is_mended() -> None:
@@ -128,6 +131,7 @@ def test_a_change_or_another_thing_stays_apart(
         ("I drive a grey Skoda.", "So, um, basically I drive a grey Skoda, yeah."),
         ("My sister lives in Edinburgh.", "my sistr lives in edinburg"),
         ("The hallway rug is 2.5 m long.", "The hallway rug is 250 cm long."),
+        ("I see a physio twice a month.", "Twice a month I see a physio."),
     ],
 )
 def test_restated_as_spoken_merges_with_the_real_model(first: str, again: str) -> None:

@@ -338,12 +338,23 @@ def rates(text: str) -> str:
 
     >>> rates("I drink 2 liter of water a day, 35 euro monthly, in a day or two.")
     'I drink 2 liter of water per day, 35 euro per month, in a day or two.'
+    >>> rates("Twice a month I see a therapist. Every day, we walk.")
+    'I see a therapist 2 times per month. we walk per day.'
     """
-    said = _EVERY.sub(lambda m: f"per {m[1].lower()}", text)
+    said = _FRONTED.sub(r"\g<rest> \g<rate>\g<end>", text)
+    said = _EVERY.sub(lambda m: f"per {m[1].lower()}", said)
     said = _ADVERB.sub(lambda m: f"per {_PERIODS[m[1].lower()]}", said)
     return _TIMES.sub(lambda m: _COUNTED[m[1].lower()], said)
 
 
+# How often, said first ("Twice a month I see a therapist."): said last, where the clause
+# ends, as the rest of the rates are read.
+_FRONTED = re.compile(
+    r"(?:(?<=^)|(?<=[.!?]\s))(?P<rate>(?:(?:once|twice|thrice|\d+ times)\s+)?"
+    r"(?:a|an|each|every)\s+(?:day|week|month|year|night))\s*,?\s+"
+    r"(?P<rest>(?:i|we|my|our|he|she|they|his|her|their)\b[^.!?]*?)(?P<end>[.!?]|$)",
+    re.IGNORECASE,
+)
 # "once", "twice", "thrice" before how often: "twice a day" says "2 times a day", "once a
 # week" what "weekly" says.
 _TIMES = re.compile(r"\b(once|twice|thrice)\s+(?=per\b)", re.IGNORECASE)
