@@ -10,7 +10,9 @@ import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.agreement import one_clock
+from cogmem.anchoring import anchored
 from cogmem.canonical import canonical_text, clock_times
+from cogmem.claims import Statement
 from cogmem.disfluency import fluent, unhedged
 from cogmem.embedding import MiniLMEmbedder
 from cogmem.reader import StatementReader
@@ -140,3 +142,19 @@ def test_restated_as_spoken_merges_with_the_real_model(first: str, again: str) -
         said = mem.write(first, memory_type="semantic", now=NOW)
         written = mem.write(again, memory_type="semantic", now=NOW)
         assert (written.action, written.existing_id) == ("merged", said.id)
+
+
+def test_a_word_tagged_a_name_in_one_text_only_is_no_shared_anchor() -> None:
+    """ "Preferred seat: aisle" / "Preferred seat: window (aisle people keep getting bumped)"
+    was read "same" and the correction merged away (heldout7): "aisle", tagged a name in the
+    first only, was the one anchor that made the two "anchored"."""
+    old = Statement("Preferred seat: aisle", (), anchors=frozenset({"aisle"}),
+                    words=frozenset({"preferred", "seat", "aisle"}))  # fmt: skip
+    new = Statement("Preferred seat: window (aisle people keep getting bumped)", (),
+                    words=frozenset({"seat", "window", "aisle", "people"}))  # fmt: skip
+    assert not anchored(old, new, 0.9)
+    named = Statement("Alarm: 06:30", (), anchors=frozenset({"06:30", "alarm"}),
+                      words=frozenset({"alarm", "06:30"}))  # fmt: skip
+    said = Statement("My alarm is set for 06:30.", (), anchors=frozenset({"06:30"}),
+                     words=frozenset({"my", "alarm", "be", "set", "for", "06:30"}))  # fmt: skip
+    assert anchored(said, named, 0.9)  # the time both read is shared

@@ -125,7 +125,9 @@ def anchored(old: Statement, new: Statement, cosine: float | None) -> bool:
     if any(two_doings(a, b) for a in old.claims for b in new.claims) and not one_time(old, new):
         return False  # "Walter runs 5 km ..." / "Walter swims 5 km ...": two facts
     people = {w for p in people_of(old) | people_of(new) for w in p.split()}
-    return bool(old.anchors - people)
+    # anchors both texts read as anchors: a word tagged a name in one text only ("Preferred
+    # seat: aisle" / "window (aisle people keep getting bumped)") confirms nothing
+    return bool((old.anchors & new.anchors) - people)
 
 
 def one_time(old: Statement, new: Statement) -> bool:
