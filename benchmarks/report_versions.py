@@ -101,7 +101,8 @@ def versions_section(data: Any, table: Table) -> list[str]:
         "313 cases; `heldout7.jsonl`, 350 cases, written last) were written by eleven "
         "separate writers who saw neither the mechanism nor each other's cases; the dev sets "
         "are tuned on, the held-out sets were never looked at case by case (the cases that "
-        "lost a write were: one of heldout4; see `benchmarks/data/versions/README.md`).",
+        "lost a write were: one of heldout4, one of heldout7; see "
+        "`benchmarks/data/versions/README.md`).",
         "",
     ]
     for d in sets:
