@@ -26,6 +26,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from .units import stop_words
+
 __all__ = ["mended", "speller"]
 
 # A word is mended from this many letters on ...
@@ -75,7 +77,7 @@ def _mend(word: str) -> str:
     if len(near) > 1 and near[0][0] < _CLEAR * near[1][0]:
         return word
     best = str(near[0][1])
-    if len(word) < _SHORTEST and not (best in _function_words() and _swapped(word, best)):
+    if len(word) < _SHORTEST and not (best in stop_words() and _swapped(word, best)):
         return word  # "wifi" is no "wife", "btw" no "bow", "chem" no "them"
     return best
 
@@ -89,10 +91,3 @@ def _swapped(typo: str, word: str) -> bool:
         return False
     i, j = at
     return typo[i] == word[j] and typo[j] == word[i]
-
-
-@lru_cache(maxsize=1)
-def _function_words() -> frozenset[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return frozenset(STOP_WORDS)

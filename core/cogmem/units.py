@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["unit_name", "units"]
+__all__ = ["stop_words", "unit_name", "units"]
 
 # pint reads "kilo" only as a prefix; people say it for a kilogram.
 _ALIASES = ("@alias kilogram = kilo",)
@@ -89,7 +89,8 @@ def _registry() -> Any:
 
 
 @lru_cache(maxsize=1)
-def _stop_words() -> frozenset[str]:
+def stop_words() -> frozenset[str]:
+    """spaCy's English stop words (loaded once)."""
     from spacy.lang.en.stop_words import STOP_WORDS
 
     return frozenset(STOP_WORDS)
@@ -105,7 +106,7 @@ def unit_name(word: str) -> str | None:
     lowered = word.lower()
     if lowered in _MONEY:
         return _MONEY[lowered]
-    if lowered in _stop_words() or (len(word) == 1 and word.isalpha() and word not in _LETTERS):
+    if lowered in stop_words() or (len(word) == 1 and word.isalpha() and word not in _LETTERS):
         return None  # "5k" is five thousand, or a race: no Boltzmann constant
     import pint
 
