@@ -93,3 +93,37 @@ def test_a_contrast_within_a_fact_is_no_correction_of_another(reader: StatementR
         )
         != "update"
     )
+
+
+def test_one_attribute_of_two_people_competes_by_relevance_not_by_age() -> None:
+    """ "My aunt ..." / "My uncle ...": other people, so neither fact outdates the other, and
+    the fresher one must not take the older's question for its freshness alone."""
+    writes = [
+        ("My aunt works as a pharmacist in Leeds.", 240),
+        ("My uncle works as a carpenter in York.", 3),
+    ]
+    with CognitiveMemory(embedder=MiniLMEmbedder()) as mem:
+        for text, days in writes:
+            mem.write(text, memory_type="semantic", created_at=_at(days), now=_at(days))
+        found = mem.search("What job does my aunt have?", now=NOW, reinforce=False)
+    assert found[0].text == "My aunt works as a pharmacist in Leeds."
+    assert found[0].explanation.penalties["sibling_retention"] > 1.0
+
+
+@pytest.mark.parametrize(
+    ("new", "side_by_side"),
+    [
+        ("My son's dentist is on Mill Lane.", True),
+        ("My son's dentist is on Mill Lane now.", False),
+        ("My orthodontist is on Mill Lane.", False),
+    ],
+)
+def test_two_subjects_of_one_kind_stand_side_by_side_only_when_told_apart(
+    new: str, side_by_side: bool
+) -> None:
+    """One thing of two owners is two facts; but a newer that says it changes something, or
+    a subject with no word in common ("my doctor" / "my GP" may be one doctor), keeps the
+    older at its own age."""
+    with CognitiveMemory(embedder=MiniLMEmbedder()) as mem:
+        relation = mem.versions.relate("My dentist is on Queen Street.", new, cosine=0.45)
+    assert (relation.kind, relation.sibling) == ("different", side_by_side)

@@ -16,9 +16,10 @@ For a query ``q`` and a candidate memory ``m``::
                                query's best candidates (semantic and core memories); and, for a
                                memory an explicit newer version n updates (n.previous_version,
                                set by write-time dedup), at most margin · score(n) / score(m)
-               sibling_retention  (max_n R_n / R_m)^α  (> 1) another attribute of the subject
-                               of newer facts n competes with them by relevance, not by age
-                               (:mod:`cogmem.version_order`)
+               sibling_retention  (max_n R_n / R_m)^α  (> 1) a fact side by side with newer
+                               facts n (another attribute of their subject, or their attribute
+                               of another person or thing) competes with them by relevance, not
+                               by age (:mod:`cogmem.version_order`)
 
 Why this shape (measured on LoCoMo and the knowledge-update set, see ``docs/decay.md``):
 

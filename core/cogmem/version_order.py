@@ -102,17 +102,19 @@ def sibling_retention(
     unsettling: Set[tuple[str, str]] = frozenset(),
     relevance: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """Facts of one subject about other attributes compete by relevance, not by age.
+    """Facts side by side compete by relevance, not by age.
 
     A semantic or core memory ``m`` that the query's best candidates read as another attribute
-    of the subject of newer facts ``n`` (``(m, n)`` in ``siblings``: "Ana lives in Paris." /
-    "Ana is vegetarian.") is scored with the retention of the best retained of them::
+    of the subject of newer facts ``n``, or as their attribute of another subject (``(m, n)``
+    in ``siblings``: "Ana lives in Paris." / "Ana is vegetarian."; "My dad lives in Cardiff."
+    / "My mum lives in Swansea.") is scored with the retention of the best retained of them::
 
         factor(m) = max_n R_n / R_m    (applied as factor^α, > 1 only)
 
     so that six facts about Ana, written weeks apart, each answer their own question first:
     age orders the versions of one fact (:func:`newer_version_penalties`,
-    :func:`explicit_version_caps`), not what is known of one person. Not when a newer
+    :func:`explicit_version_caps`), not what is known of one person, nor which of two
+    look-alike facts was said last. Not when a newer
     candidate on its subject that may update it (``(m, u)`` in ``unsettling``) answers the
     query about as well, ``relevance(u) ≥ UNSETTLING_RATIO · relevance(m)``: "Kofi finally got
     his own apartment." may be what changed "Kofi lives with our parents.", and "Where does

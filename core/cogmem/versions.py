@@ -149,8 +149,10 @@ class Relation:
         sure: For ``update``: read from the claims (one slot, another value), not inferred
             from a word that marks a change and the kind of the new value. Only a sure update
             is written down as a version link; a search weighs the others with its query.
-        sibling: For ``different``: two facts of one subject, about other attributes of it
-            ("Ana lives in Paris." / "Ana is vegetarian.").
+        sibling: For ``different``: two facts side by side, neither a version of the other:
+            other attributes of one subject ("Ana lives in Paris." / "Ana is vegetarian."), or
+            one attribute of two subjects ("My dad lives in Cardiff." / "My mum lives in
+            Swansea.").
     """
 
     kind: RelationKind
@@ -302,7 +304,7 @@ def _relation(
         return Relation("update", ("said to change it",))
     changing = marked or _change_verb(new)
     if conflict:
-        return Relation("different")
+        return Relation("different", sibling=_side_by_side(old, new, changing=changing))
     if (
         readable
         and not retold
@@ -375,6 +377,25 @@ def _told_apart(old: Statement, new: Statement) -> bool:
 def _change_verb(statement: Statement) -> bool:
     """Whether a claim of a statement has a change verb ("moved", "switched")."""
     return any(c.predicate.split()[0] in CHANGE_VERBS for c in statement.claims)
+
+
+def _side_by_side(old: Statement, new: Statement, *, changing: bool) -> bool:
+    """Whether two facts the reading holds to be about different subjects give one attribute
+    of each, side by side, so that neither outdates the other: two relatives ("My dad lives
+    in Cardiff." / "My mum lives in Swansea."); or, while the newer says no change, one thing
+    of two owners or places ("My blood type ..." / "My husband's blood type ...", "Home Wi-Fi
+    password ..." / "Office guest Wi-Fi password ..."). Subjects with no word in common
+    ("my doctor" / "my GP") may be one thing named twice, and a name the parser found may be
+    a misread word ("Piano moved to Thursdays."): neither is enough."""
+    if not (_facts(old) and _facts(new)):
+        return False
+    pairs = [(a, b, relatives_of(a), relatives_of(b)) for a in old.claims for b in new.claims]
+    if any(x and y and x != y for _, _, x, y in pairs):
+        return True
+    return not changing and any(
+        a.predicate == b.predicate and (x != y or (a.thing - {"user"}) & (b.thing - {"user"}))
+        for a, b, x, y in pairs
+    )
 
 
 def _facts(statement: Statement) -> bool:
@@ -584,8 +605,9 @@ class Evidence:
             Neuromancer."), one per older memory: the change whose new value fits it best.
             Which slot changed is not said: the change answers the query as well as the
             older, which ranks right below it (:func:`cogmem.scoring.score_candidates`).
-        siblings: ``(older id, newer id)``: other attributes of one subject, both facts
-            ("Ana lives in Paris." / "Ana is vegetarian.").
+        siblings: ``(older id, newer id)``: both facts, side by side (:attr:`Relation.sibling`:
+            "Ana lives in Paris." / "Ana is vegetarian."; "My dad lives in Cardiff." / "My mum
+            lives in Swansea.").
         unsettling: ``(older id, newer id)``: a newer candidate on the older one's subject
             that the reading does not call another attribute of it, which may update it ("Kofi
             finally got his own apartment." for "Kofi lives with our parents."): when it
