@@ -76,6 +76,16 @@ def test_quantities_have_one_unit() -> None:
     )
 
 
+def test_every_few_periods_is_one_rate() -> None:
+    said = {
+        canonical_text(f"The gutters are cleared {rate}.")
+        for rate in ("every fortnight", "fortnightly", "every two weeks", "every other week")
+    }
+    assert said == {"The gutters are cleared per 2 week."}
+    assert canonical_text("We stayed for a fortnight.") == "We stayed for a fortnight."
+    assert canonical_text("every three days") != canonical_text("every day")
+
+
 def test_a_function_word_typed_with_two_letters_swapped_is_mended() -> None:
     assert mended("i left teh keys") == "i left the keys"
     for text in ("my chem exam", "an intro class", "2 wks", "vit d", "a bowl of pho"):
@@ -98,9 +108,23 @@ def test_a_function_word_typed_with_two_letters_swapped_is_mended() -> None:
         ("The car insurance renews on 2027-02-01.", "Car insurance runs out on 1 Feb 2027.", 0.8),
         ("Amara was born on 03.05.2018.", "Amara's date of birth is May 3, 2018.", 0.85),
         ("My aunt lives in Birmingham.", "my aunt lives in birmingam", 0.55),
+        ("My sister-in-law Ines teaches music.", "my sister in law ines teaches music", 0.8),
+        ("Dario has visited 12 countries.", "Dario has visited twelve countries so far.", 0.95),
+        ("Dario has visited 12 countries.", "To date, Dario has visited 12 countries.", 0.95),
+        ("Bea is my godmother.", "Not sure if I mentioned it, but Bea is my godmother.", 0.85),
+        (
+            "Our cat Miso is afraid of the hoover.",
+            "Just a heads-up, Miso is afraid of the hoover.",
+            0.8,
+        ),
         ("The shed is 2.4 m by 1.8 m.", "The shed measures 240 x 180 cm.", 0.75),
         ("My commute takes 1.5 hrs.", "My commute takes an hour and a half.", 0.85),
         ("My alarm is set for 5:45 in the morning.", "Alarm goes off at 05:45.", 0.78),
+        (
+            "The hedge is trimmed by Tomasz every fortnight.",
+            "Tomasz trims the hedge every two weeks.",
+            0.85,
+        ),
     ],
 )
 def test_restated_as_spoken_or_in_other_units_is_the_same(
@@ -119,6 +143,8 @@ def test_restated_as_spoken_or_in_other_units_is_the_same(
         ("The kids go to bed at 8pm.", "The kids have dinner at 8pm.", 0.75),
         ("My friend Hana lives in Oslo.", "my friend dana lives in oslo", 0.6),
         ("The shed is 2.4 m by 1.8 m.", "The shed is 2.4 m by 1.9 m.", 0.95),
+        ("The hedge is trimmed every fortnight.", "The hedge is trimmed every three weeks.", 0.9),
+        ("Dario has visited 12 countries.", "Dario has visited 14 countries so far.", 0.95),
     ],
 )
 def test_a_change_or_another_thing_stays_apart(
@@ -158,3 +184,32 @@ def test_a_word_tagged_a_name_in_one_text_only_is_no_shared_anchor() -> None:
     said = Statement("My alarm is set for 06:30.", (), anchors=frozenset({"06:30"}),
                      words=frozenset({"my", "alarm", "be", "set", "for", "06:30"}))  # fmt: skip
     assert anchored(said, named, 0.9)  # the time both read is shared
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        # it names what it replaces: near enough, though below the closeness a mark needs
+        (
+            "I'm flying out of Heathrow for the Porto trip.",
+            "actually it's Luton, not Heathrow",
+            "update",
+        ),
+        # the same negation of another person's fact is no change of it
+        ("My uncle lives in Bergen.", "Actually my aunt lives in Oslo, not Bergen.", "different"),
+    ],
+)
+def test_a_correction_that_names_what_it_replaces_needs_only_be_near(
+    reader: StatementReader, old: str, new: str, expected: str
+) -> None:
+    assert kind(reader, old, new, 0.42) == expected
+
+
+def test_lets_is_a_plan_of_ours() -> None:
+    """ "Let's ..." was read with "'s" as its subject: another subject than "we are ..."."""
+    assert canonical_text("Let's get pizza on Friday. OK, let's go.") == (
+        "We will get pizza on Friday. we will go."
+    )
+    assert canonical_text("Let Sam know. She lets the cat out.") == (
+        "Let Sam know. She lets the cat out."
+    )

@@ -79,6 +79,10 @@ _NAMED = {"noon": "12:00", "midday": "12:00", "midnight": "00:00"}
 _NAMED_RE = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
 _AFTER_NOON = frozenset({"p", "afternoon", "evening", "night"})
 _GLUED = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+# "brother in law": the relative written unhyphenated is still one word.
+_IN_LAW = re.compile(
+    r"\b(mother|father|sister|brother|son|daughter|parent)[ -]in[ -]law\b", re.IGNORECASE
+)
 
 
 def _clock(match: re.Match[str]) -> str:
@@ -276,8 +280,8 @@ def canonical_text(text: str) -> str:
     as digits (dozens too, and thousands not grouped: "1,850" -> "1850"), units after a
     number by one name (:func:`cogmem.units.units`), how often in one form (:func:`rates`:
     "daily", "every day" -> "per day"), clock times as ``HH:MM`` and hyphenated words glued
-    into one ("motherinlaw"; spelling is canonicalised word by word after parsing, by
-    :func:`us_spelling`).
+    into one ("mother-in-law" and "mother in law" as "motherinlaw"; spelling is canonicalised
+    word by word after parsing, by :func:`us_spelling`).
 
     >>> canonical_text("We have two kids; dinner is at seven in the evening.")
     'We have 2 kids; dinner is at 19:00.'
@@ -302,6 +306,7 @@ def canonical_text(text: str) -> str:
     said = _SHORT_DAY.sub(_day_in_full, said)  # after dates: "Sat the 18th" is one date
     # units after clock times and dates: "5 pm" is no picometre
     said = unhedged(rates(units(dozens(_THOUSANDS.sub(_ungrouped, said)))))
+    said = _IN_LAW.sub(r"\1-in-law", said)
     return _GLUED.sub("", _COMPOUND.sub(_us_compound, said))
 
 
@@ -328,20 +333,43 @@ _EVERY = re.compile(
     re.IGNORECASE,
 )
 
+# "every 2 weeks", "every other day": how often, in periods of more than one.
+_EVERY_FEW = re.compile(
+    r"(?<!\bin )(?<!\bfor )(?<!\bwithin )\b(?:each|every)\s+(\d+|other)\s+"
+    rf"(day|week|month|year|hour|night)s?\b{_RATE_END}",
+    re.IGNORECASE,
+)
+# "fortnightly", "every fortnight", "a fortnight": every 2 weeks.
+_FORTNIGHT = re.compile(
+    rf"\b(?:fortnightly|(?:(?<!\bin )(?<!\bfor )(?<!\bwithin )(?:an?|each|every)\s+fortnight))\b"
+    rf"{_RATE_END}",
+    re.IGNORECASE,
+)
+
+
+def _every_few(match: re.Match[str]) -> str:
+    count = "2" if match[1].lower() == "other" else match[1]
+    return f"per {count} {match[2].lower()}"
+
 
 def rates(text: str) -> str:
     """``text`` with how often said one way: "a day", "every day", "each day" and "daily" (an
     adverb) as "per day", and so for the week, month, year, hour and night; "annually" as
     "per year"; "twice a day" as "2 times per day", "once a week" as "per week". A
     prepositional phrase, as ``pint`` writes a rate ("$40/hr" -> "40 dollar per hour"), and
-    as the parser reads best.
+    as the parser reads best. Every few periods are a rate too: "every 2 weeks", "every other
+    week", "fortnightly" and "every fortnight" are "per 2 week" (one unit, singular, as
+    :func:`cogmem.units.units` writes it).
 
     >>> rates("I drink 2 liter of water a day, 35 euro monthly, in a day or two.")
     'I drink 2 liter of water per day, 35 euro per month, in a day or two.'
     >>> rates("Twice a month I see a therapist. Every day, we walk.")
     'I see a therapist 2 times per month. we walk per day.'
+    >>> rates("Bins go out every 2 weeks; the recycling fortnightly, the glass every other week.")
+    'Bins go out per 2 week; the recycling per 2 week, the glass per 2 week.'
     """
     said = _FRONTED.sub(r"\g<rest> \g<rate>\g<end>", text)
+    said = _FORTNIGHT.sub("per 2 week", _EVERY_FEW.sub(_every_few, said))
     said = _EVERY.sub(lambda m: f"per {m[1].lower()}", said)
     said = _ADVERB.sub(lambda m: f"per {_PERIODS[m[1].lower()]}", said)
     return _TIMES.sub(lambda m: _COUNTED[m[1].lower()], said)
@@ -474,17 +502,29 @@ _BARE = re.compile(r"\b(" + "|".join(sorted(_BARE_CONTRACTIONS)) + r")\b", re.IG
 
 def apostrophised(text: str) -> str:
     """Contractions written without their apostrophe given it back ("im" -> "I'm", "dont" ->
-    "don't"): the parser reads "im" as a word of its own.
+    "don't"): the parser reads "im" as a word of its own. "Let's" opening a clause is "we
+    will": the parser takes its "'s" for the subject.
 
-    >>> apostrophised("im on the 8:10 train, dont wait")
-    "I'm on the 8:10 train, don't wait"
+    >>> apostrophised("im on the 8:10 train, dont wait. Let's do tacos.")
+    "I'm on the 8:10 train, don't wait. We will do tacos."
     """
 
     def put(match: re.Match[str]) -> str:
         word = _BARE_CONTRACTIONS[match[1].lower()]
         return "I" + word[1:] if word.startswith("i'") else word
 
-    return _BARE.sub(put, text)
+    return _LET_US.sub(_we_will, _BARE.sub(put, text))
+
+
+def _we_will(match: re.Match[str]) -> str:
+    return match["space"] + ("We will" if match["let"][0].isupper() else "we will")
+
+
+# "Let's do tacos on Saturday.": a plan of ours, which the parser reads with "'s" as its
+# subject; said as what we will do.
+_LET_US = re.compile(
+    r"(?:^|(?<=[.!?,;:]))(?P<space>\s*)(?P<let>let['\u2019]?s)\b(?=\s+[a-z])", re.IGNORECASE
+)
 
 
 # "'s" before a word that can only start a complement: "is" (or "has" before "been"/"got").

@@ -15,7 +15,10 @@ restatement reads as a change. :func:`fluent` drops them before the text is read
   day");
 * words that open a sentence, with a comma or before the sentence's subject: "so", "well",
   "oh", "okay", "yeah", "anyway", "oh and";
+* a phrase about the telling that opens a sentence, set off by its punctuation: "FYI,",
+  "Just a heads-up:", "For the record,", "Not sure if I told you, but";
 * tags that close one: ", yeah", ", right", ", okay";
+* "so far", "to date": until now, which a statement of how things are says already;
 * a subject said twice ("our dog, he's a collie" -> "our dog is a collie"; "my partner, his
   name's Idris" -> "my partner's name's Idris").
 
@@ -56,6 +59,24 @@ _OPENER = re.compile(
     r"|(?:oh|well|so|ok|okay|yeah|anyway)\s+(?=(?:and|so|i|we|my|our|the|he|she|they)\b))",
     re.IGNORECASE,
 )
+# A sentence opened by a phrase about the telling, set off by its punctuation ("FYI,", "Just a
+# heads-up:", "Not sure if I told you, but").
+_FRAME = re.compile(
+    r"(?:(?<=^)|(?<=[.!?]\s))(?:"
+    r"(?:(?:just\s+)?(?:a\s+)?(?:quick\s+)?(?:heads[- ]?up|fyi|btw|psa|by the way|for the record"
+    r"|for your information|side note|quick note|just to let you know)\s*[,:\-–—]+\s*)"
+    r"|(?:(?:i'?m\s+)?not sure if i (?:told|mentioned|said)(?:\s+(?:you|this|it))*"
+    r"(?:\s+(?:already|before|yet))?\s*,?\s+but\s*,?\s+)"
+    r")",
+    re.IGNORECASE,
+)
+# "so far", "to date": the state holds until now, which a statement of how things are says
+# already; at the end of a clause, or opening a sentence with its comma.
+_UNTIL_NOW = re.compile(
+    r",?\s*\b(?:so far|to date|thus far|as yet)\b(?=\s*(?:[.!?;]|$))"
+    r"|(?:(?<=^)|(?<=[.!?]\s))(?:so far|to date|thus far)\s*,\s*",
+    re.IGNORECASE,
+)
 _TAG = re.compile(r",\s*(?:yeah|right|ok|okay)\s*(?=[.!?]|$)", re.IGNORECASE)
 # "our dog, he's a collie": a noun phrase, a comma, and the pronoun standing for it.
 _SAID_TWICE = re.compile(
@@ -89,6 +110,10 @@ def fluent(text: str) -> str:
     'our dog is a border collie. What kind of dog?'
     >>> fluent("I mean, I take the bus to work, like every day. I mean Tuesday.")
     'I take the bus to work, every day. I mean Tuesday.'
+    >>> fluent("Just a heads-up, Pepper hates thunder. Not sure if I told you, but I'm vegan.")
+    "Pepper hates thunder. I'm vegan."
+    >>> fluent("So far, Ola has run 7 marathons. Ola has read 40 books so far. It's so far away.")
+    "Ola has run 7 marathons. Ola has read 40 books. It's so far away."
     """
     said = _HESITATION.sub("", text)
     said = _HEDGE.sub("", _FILLER.sub("", said))
@@ -96,12 +121,12 @@ def fluent(text: str) -> str:
     said = re.sub(r"\s*,(?:\s*,)+\s*", " ", said)  # the commas that set off a dropped word
     said = re.sub(r"(^|[.!?]\s+)[\s,]+", r"\1", said.strip())  # and one that opened a sentence
     for _ in range(3):  # "Well, so, ...": one opener after another
-        opened = _OPENER.sub("", said.strip())
+        opened = _OPENER.sub("", _FRAME.sub("", said.strip()))
         if opened == said.strip():
             break
         said = opened
     said = _SAID_TWICE.sub(_once, said)
-    said = _TAG.sub("", said)
+    said = _UNTIL_NOW.sub("", _TAG.sub("", said))
     said = re.sub(r"\s+,", ",", said)
     said = re.sub(r"(^|[.!?]\s*),\s*", r"\1", said)
     said = re.sub(r",\s*(?=[.!?]|$)", "", said)

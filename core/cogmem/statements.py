@@ -69,7 +69,7 @@ _FILLERS = frozenset(
         "now", "currently", "nowadays", "presently", "still", "actually", "really", "just",
         "also", "anymore", "today", "these", "day", "days", "sorry", "oops", "wait", "well",
         "ok", "okay", "so", "indeed", "correction", "update", "fyi", "btw", "anyway", "yes",
-        "no", "longer", "officially", "finally", "again", "too", "instead", "then",
+        "no", "longer", "officially", "finally", "again", "too", "instead", "then", "already",
         "named", "called",  # "two daughters named Zara and Mina": two daughters, Zara and Mina
     }
 )  # fmt: skip

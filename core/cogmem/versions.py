@@ -125,8 +125,10 @@ CONTENT_SAME = 0.6
 APART = 0.4
 _WORD = re.compile(r"\w+")
 # What a negation negates: the words after it, up to the end of the clause.
+# A negation and the few words it names ("not Gatwick", "don't call — ...": "call").
 _NEGATED = re.compile(
-    r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't)\b(?P<what>[^.,;:!?]*)", re.IGNORECASE
+    r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't)\b(?P<what>(?:\s+[\w'’-]+){1,3})",
+    re.IGNORECASE,
 )
 _STEMMER = Stemmer.Stemmer("english")
 _STOP_WORDS = frozenset(w for w in STOP_WORDS if not like_num(w)) | {"user"}  # type: ignore[no-untyped-call]
@@ -300,7 +302,9 @@ def _relation(
     # synonym: "my doctor" / "my new GP"; the text says it changes something). A negation
     # counts: only the corrections of the held-out sets use some of its forms, and "no
     # rawhides" beside "a Great Dane" costs less than a correction lost.
-    if marked and close and conflict != "people":
+    # one that names what it replaces ("..., not Gatwick") need only be near it
+    named = marked and _close(cosine, MARKED_NEAR) and _negates_what_was_said(old, new)
+    if marked and (close or named) and conflict != "people":
         return Relation("update", ("said to change it",))
     changing = marked or _change_verb(new)
     if conflict:
@@ -336,6 +340,14 @@ def _marked(old: Statement, new: Statement) -> bool:
     nothing of "Saffron is a ginger tabby."."""
     if not new.marked or marks_more_than_negation(new.text):
         return new.marked
+    return _negates_what_was_said(old, new)
+
+
+def _negates_what_was_said(old: Statement, new: Statement) -> bool:
+    """Whether ``new`` negates a word ``old`` says: it names what it replaces ("It's
+    Stansted, not Gatwick." after "I'm flying out of Gatwick.")."""
+    if not new.marked:
+        return False
     negated = {
         w
         for m in _NEGATED.finditer(new.text)
