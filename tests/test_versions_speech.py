@@ -15,6 +15,7 @@ from cogmem.canonical import canonical_text, clock_times
 from cogmem.claims import Statement
 from cogmem.disfluency import fluent, unhedged
 from cogmem.embedding import MiniLMEmbedder
+from cogmem.people import people_of
 from cogmem.reader import StatementReader
 from cogmem.typos import mended
 from cogmem.units import units
@@ -213,3 +214,12 @@ def test_lets_is_a_plan_of_ours() -> None:
     assert canonical_text("Let Sam know. She lets the cat out.") == (
         "Let Sam know. She lets the cat out."
     )
+
+
+def test_a_thing_that_starts_a_sentence_is_no_person(reader: StatementReader) -> None:
+    """ "Violin" opening the newer text was read as a person, and so as another subject than
+    the older's "my violin": a move of the violin stood beside where it was."""
+    old, new = "I keep my violin at my mum's.", "Violin now lives at my flat."
+    assert kind(reader, old, new, 0.6) == "update"
+    assert people_of(reader.read(new)) == {"violin"}  # as read alone
+    assert people_of(reader.read(new), reader.read(old)) == set()  # beside "my violin"

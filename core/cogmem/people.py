@@ -26,8 +26,11 @@ def is_pronoun(claim: Claim) -> bool:
     return claim.subject in PRONOUNS
 
 
-def people_of(statement: Statement) -> set[str]:
-    """Who a statement is about or whose things it speaks of: its named subjects and owners."""
+def people_of(statement: Statement, beside: Statement | None = None) -> set[str]:
+    """Who a statement is about or whose things it speaks of: its named subjects and owners;
+    not one the text ``beside`` it writes in lower case, a thing there ("Passport now lives
+    in the fire safe." beside "I keep my passport in the drawer.": a sentence's first word
+    the parser took for a name)."""
     found: set[str] = set()
     for claim in statement.claims:
         if claim.person and not is_pronoun(claim):
@@ -35,7 +38,9 @@ def people_of(statement: Statement) -> set[str]:
         if claim.owner:
             found.add(claim.owner.split()[0])
             found |= _apposed(claim, statement)
-    return found
+    if beside is None:
+        return found
+    return {p for p in found if p == "user" or not _written_in_lower_case(p, beside.text)}
 
 
 def _apposed(claim: Claim, statement: Statement) -> set[str]:

@@ -173,7 +173,7 @@ def _conflict(old: Statement, new: Statement) -> str:
     pairs = [(a, b) for a in old.claims for b in new.claims]
     if any(same_subject(a, b) or owns(a, b) or owns(b, a) for a, b in pairs):
         return ""  # one subject, or one is the other's ("I" / "my blood type")
-    theirs, ours = people_of(old), people_of(new)
+    theirs, ours = people_of(old, new), people_of(new, old)
     if theirs and ours and not share_a_person(theirs, ours):
         return "people"
     relatives = [(relatives_of(a), relatives_of(b)) for a, b in pairs]
