@@ -327,22 +327,23 @@ _PERIODS = {
 }  # fmt: skip
 # "a day", "every week", "each month": how often, but not "in a day", "for a year", "within a
 # week".
+# Not a span of time: "in a week", "for a year", "within a day".
+_NOT_A_SPAN = r"(?<!\bin )(?<!\bfor )(?<!\bwithin )"
 _EVERY = re.compile(
-    r"(?<!\bin )(?<!\bfor )(?<!\bwithin )\b(?:an?|each|every)\s+"
+    _NOT_A_SPAN + r"\b(?:an?|each|every)\s+"
     rf"(day|week|month|year|hour|night)\b{_RATE_END}",
     re.IGNORECASE,
 )
 
 # "every 2 weeks", "every other day": how often, in periods of more than one.
 _EVERY_FEW = re.compile(
-    r"(?<!\bin )(?<!\bfor )(?<!\bwithin )\b(?:each|every)\s+(\d+|other)\s+"
+    _NOT_A_SPAN + r"\b(?:each|every)\s+(\d+|other)\s+"
     rf"(day|week|month|year|hour|night)s?\b{_RATE_END}",
     re.IGNORECASE,
 )
 # "fortnightly", "every fortnight", "a fortnight": every 2 weeks.
 _FORTNIGHT = re.compile(
-    rf"\b(?:fortnightly|(?:(?<!\bin )(?<!\bfor )(?<!\bwithin )(?:an?|each|every)\s+fortnight))\b"
-    rf"{_RATE_END}",
+    rf"\b(?:fortnightly|(?:{_NOT_A_SPAN}(?:an?|each|every)\s+fortnight))\b{_RATE_END}",
     re.IGNORECASE,
 )
 

@@ -57,12 +57,8 @@ def named_in(statement: Statement, beside: Statement | None = None) -> set[str]:
     set for 6:30.": a sentence's first word the parser took for a name)."""
     return {
         p
-        for p in people_of(statement)
-        if p == "user"
-        or (
-            _written_as_name(p, statement.text)
-            and not (beside is not None and _written_in_lower_case(p, beside.text))
-        )
+        for p in people_of(statement, beside)
+        if p == "user" or _written_as_name(p, statement.text)
     }
 
 

@@ -124,7 +124,6 @@ CONTENT_SAME = 0.6
 #: clauses are not compared (a search's newer-version penalty starts at 0.40 too).
 APART = 0.4
 _WORD = re.compile(r"\w+")
-# What a negation negates: the words after it, up to the end of the clause.
 # A negation and the few words it names ("not Gatwick", "don't call — ...": "call").
 _NEGATED = re.compile(
     r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't)\b(?P<what>(?:\s+[\w'’-]+){1,3})",
@@ -176,8 +175,7 @@ def _conflict(old: Statement, new: Statement) -> str:
     theirs, ours = people_of(old, new), people_of(new, old)
     if theirs and ours and not share_a_person(theirs, ours):
         return "people"
-    relatives = [(relatives_of(a), relatives_of(b)) for a, b in pairs]
-    if any(x and y and x != y for x, y in relatives):
+    if any(_two_relatives(a, b) for a, b in pairs):
         return "people"  # "my sister" / "my brother": two people, however alike
     if any(
         a.predicate == b.predicate and not is_pronoun(a) and not is_pronoun(b) for a, b in pairs
@@ -303,8 +301,8 @@ def _relation(
     # counts: only the corrections of the held-out sets use some of its forms, and "no
     # rawhides" beside "a Great Dane" costs less than a correction lost.
     # one that names what it replaces ("..., not Gatwick") need only be near it
-    named = marked and _close(cosine, MARKED_NEAR) and _negates_what_was_said(old, new)
-    if marked and (close or named) and conflict != "people":
+    named = _close(cosine, MARKED_NEAR) and _negates_what_was_said(old, new)
+    if marked and conflict != "people" and (close or named):
         return Relation("update", ("said to change it",))
     changing = marked or _change_verb(new)
     if conflict:
@@ -401,13 +399,21 @@ def _side_by_side(old: Statement, new: Statement, *, changing: bool) -> bool:
     a misread word ("Piano moved to Thursdays."): neither is enough."""
     if not (_facts(old) and _facts(new)):
         return False
-    pairs = [(a, b, relatives_of(a), relatives_of(b)) for a in old.claims for b in new.claims]
-    if any(x and y and x != y for _, _, x, y in pairs):
+    pairs = [(a, b) for a in old.claims for b in new.claims]
+    if any(_two_relatives(a, b) for a, b in pairs):
         return True
     return not changing and any(
-        a.predicate == b.predicate and (x != y or (a.thing - {"user"}) & (b.thing - {"user"}))
-        for a, b, x, y in pairs
+        a.predicate == b.predicate
+        and (relatives_of(a) != relatives_of(b) or (a.thing - {"user"}) & (b.thing - {"user"}))
+        for a, b in pairs
     )
+
+
+def _two_relatives(a: Claim, b: Claim) -> bool:
+    """Whether the two claims' subjects name relatives, and other ones ("my sister" / "my
+    brother")."""
+    x, y = relatives_of(a), relatives_of(b)
+    return bool(x and y and x != y)
 
 
 def _facts(statement: Statement) -> bool:
