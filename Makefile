@@ -30,12 +30,16 @@ $(DEMO_STAMP): pyproject.toml Makefile
 demo: $(DEMO_STAMP)
 	$(DEMO_VENV)/bin/cogmem demo --path ./cogmem-demo
 
+# The tests on up to four workers (pytest-xdist; one per core): the slowest tests start and
+# kill processes of their own, so more workers than cores only wait for each other.
+PYTEST_WORKERS := -n auto --maxprocesses 4 --dist worksteal
+
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_WORKERS)
 
 # The tests that need the evaluation data (`make data` first); `make test` skips them without it.
 test-data: $(STAMP)
-	$(BIN)/python -m pytest -m data tests
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) -m data tests
 	$(BIN)/python -m pytest notebooks/decay.ipynb
 
 # Downloads LoCoMo and SciFact into $$COGMEM_DATA (default ~/.cache/cogmem/data), checked.
