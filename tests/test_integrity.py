@@ -247,11 +247,17 @@ def _raw_metadata(folder: Path) -> dict[str, dict[str, object]]:
 
 
 def _data_regions(data: bytes) -> list[tuple[int, int]]:
-    """The two halves of the records file's compressed pickle (after its 16-byte magic and
-    4-byte check): garbled, the frame may still decompress, into a pickle of wrong values."""
-    assert data.startswith(b"cogmem-records\x00\x07")
-    middle = (20 + len(data)) // 2
-    return [(20, middle), (middle, len(data))]
+    """The frames of the records file's texts and importance column (after its 16-byte magic,
+    its two 8-byte checks and the directory): garbled, a frame may still decompress, into
+    wrong texts or values."""
+    assert data.startswith(b"cogmem-records\x00\x08")
+    length = int.from_bytes(data[32:36], "little")
+    at = 36 + length
+    regions = {}
+    for name, _, _, size in json.loads(data[36:at]):
+        regions[name] = (at, at + size)
+        at += size
+    return [regions["text"], regions["col_importance"]]
 
 
 @pytest.mark.parametrize("seed", range(24))

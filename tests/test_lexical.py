@@ -366,7 +366,11 @@ def test_term_frequencies_past_a_byte_stay_exact(tmp_path: Path) -> None:
     index.save(tmp_path / "big.npz")
     loaded = BM25Index.load(tmp_path / "big.npz")
     check_against_reference(loaded, docs, QUERIES)
-    assert int(_arrays(tmp_path / "big.npz")["postings"][:, 1].max()) == 261  # the exact tf
+    assert int(_arrays(tmp_path / "big.npz")["big"][:, 2].max()) == 261  # the exact tf
+    # A file of format 4 held every tf exactly in its postings: read back the same.
+    _write(tmp_path / "big.npz", _pairs(_arrays(tmp_path / "big.npz")), form="zst")
+    assert int(_arrays(tmp_path / "big.npz")["postings"][:, 1].max()) == 261
+    check_against_reference(BM25Index.load(tmp_path / "big.npz"), docs, QUERIES)
 
 
 def test_automatic_compaction_after_many_removals() -> None:
@@ -557,27 +561,50 @@ def test_argument_validation() -> None:
 
 
 def _arrays(path: Path) -> dict[str, np.ndarray]:
-    """The arrays of a saved BM25 file (compressed behind its head, or a plain .npz)."""
+    """The arrays of a saved BM25 file (each a frame behind its head, the .npz compressed
+    whole behind its head, or a plain .npz)."""
+    from cogmem.array_frames import unpack_arrays
     from cogmem.compression import decompress
-    from cogmem.lexical.persistence import _HEAD, _ZMAGIC
+    from cogmem.lexical.persistence import _AMAGIC, _HEAD, _ZMAGIC
 
     raw = path.read_bytes()
+    if raw.startswith(_AMAGIC):
+        return dict(unpack_arrays(raw[_HEAD.size :]))  # type: ignore[arg-type]
     if raw.startswith(_ZMAGIC):
         raw = decompress(raw[_HEAD.size :])
     with np.load(io.BytesIO(raw)) as data:
         return {name: data[name] for name in data.files}
 
 
-def _write(path: Path, arrays: dict[str, np.ndarray], *, compressed: bool = True) -> None:
-    """Write ``arrays`` as a BM25 file (as :meth:`BM25Index.save` frames them, or plain)."""
-    from cogmem.compression import compress
-    from cogmem.lexical.persistence import _HEAD, _ZMAGIC
+def _pairs(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A format 5 file's arrays as format 4 held them: the postings as ``(slot, tf)`` pairs of
+    int32, every tf exact (no ``big``)."""
+    from cogmem.lexical.postings import POSTING
 
+    rows = arrays["postings"].view(POSTING)
+    pairs = np.stack([rows["slot"], rows["tf"].astype(np.int32)], axis=1)
+    for term, slot, tf in arrays["big"].tolist():
+        start, end = arrays["ptr"][term], arrays["ptr"][term + 1]
+        pairs[start + np.searchsorted(pairs[start:end, 0], slot), 1] = tf
+    out = {k: v for k, v in arrays.items() if k != "big"}
+    return out | {"postings": pairs, "version": np.array([4], dtype=np.int64)}
+
+
+def _write(path: Path, arrays: dict[str, np.ndarray], *, form: str = "frames") -> None:
+    """Write ``arrays`` as a BM25 file: as :meth:`BM25Index.save` does (``frames``), as format
+    4 did (``zst``: the .npz compressed whole), or as a plain .npz (``npz``)."""
+    from cogmem.array_frames import pack_arrays
+    from cogmem.compression import compress
+    from cogmem.lexical.persistence import _AMAGIC, _HEAD, _ZMAGIC
+
+    count = len(arrays["doc_len"]) if "doc_len" in arrays else 0
+    if form == "frames":
+        path.write_bytes(_HEAD.pack(_AMAGIC, count) + b"".join(pack_arrays(arrays)))
+        return
     plain = io.BytesIO()
     np.savez(plain, **arrays)
     body = plain.getvalue()
-    count = len(arrays["doc_len"]) if "doc_len" in arrays else 0
-    path.write_bytes(_HEAD.pack(_ZMAGIC, count) + compress(body) if compressed else body)
+    path.write_bytes(_HEAD.pack(_ZMAGIC, count) + compress(body) if form == "zst" else body)
 
 
 def test_save_load_round_trip(tmp_path: Path) -> None:
@@ -634,13 +661,13 @@ def test_a_file_of_format_2_is_still_read(tmp_path: Path) -> None:
     index.add_many(docs.items())
     path = tmp_path / "bm25.npz"
     index.save(path)
-    arrays = {n: a for n, a in _arrays(path).items() if not n.startswith(("id_", "term_"))}
+    arrays = {n: a for n, a in _pairs(_arrays(path)).items() if not n.startswith(("id_", "term_"))}
     for prefix, strings in (("id", list(docs)), ("term", ["héllo", "w1", "w2"])):
         arrays[f"{prefix}_blob"] = np.frombuffer("".join(strings).encode(), dtype=np.uint8)
         arrays[f"{prefix}_lengths"] = np.array([len(t) for t in strings], dtype=np.int64)
     arrays["id_xor"] = np.array([index.fingerprint()[1]], dtype=np.uint64)
     arrays["version"] = np.array([2], dtype=np.int64)
-    _write(path, arrays, compressed=False)  # as format 2 was written
+    _write(path, arrays, form="npz")  # as format 2 was written
     loaded = BM25Index.load(path)
     assert loaded.ids() == set(docs) and loaded.fingerprint() == index.fingerprint()
     assert [loaded.search(q) for q in (["héllo"], ["w2"])] == [
@@ -726,7 +753,7 @@ def test_flipped_bytes_raise_store_error(saved: Path) -> None:
 
 def test_flipped_bytes_of_an_uncompressed_file_raise_store_error(saved: Path) -> None:
     """A file written before compression (a plain .npz) is checked array by array."""
-    _write(saved, _arrays(saved), compressed=False)
+    _write(saved, _pairs(_arrays(saved)), form="npz")
     data = bytearray(saved.read_bytes())
     with zipfile.ZipFile(saved) as archive:
         info = archive.getinfo("postings.npy")
@@ -739,7 +766,10 @@ def test_flipped_bytes_of_an_uncompressed_file_raise_store_error(saved: Path) ->
 
 def test_the_head_says_how_many_documents_without_reading_the_rest(saved: Path) -> None:
     assert BM25Index.saved_count(saved) == 50
-    _write(saved, _arrays(saved), compressed=False)
+    pairs = _pairs(_arrays(saved))
+    _write(saved, pairs, form="zst")
+    assert BM25Index.saved_count(saved) == 50  # format 4: its head
+    _write(saved, pairs, form="npz")
     assert BM25Index.saved_count(saved) == 50  # an uncompressed file: from its arrays
     saved.write_bytes(b"garbage")
     assert BM25Index.saved_count(saved) == 0
@@ -756,7 +786,14 @@ def _lengths_plus_one(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def _postings_reversed(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    return {"postings": data["postings"][::-1].copy()}  # same multiset, slots out of order
+    from cogmem.lexical.postings import POSTING
+
+    rows = data["postings"].view(POSTING)[::-1].copy()  # same multiset, slots out of order
+    return {"postings": rows.view(np.uint8)}
+
+
+def _big_tf_moved(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {"big": np.array([[0, 0, 300]], dtype=np.int64)}  # no posting of 255 there
 
 
 def _fixed(**arrays: np.ndarray):  # type: ignore[no-untyped-def]
@@ -768,7 +805,9 @@ def _fixed(**arrays: np.ndarray):  # type: ignore[no-untyped-def]
     [
         _lengths_plus_one,
         _postings_reversed,
-        _fixed(postings=np.zeros((3, 2), dtype=np.int32)),
+        _big_tf_moved,
+        _fixed(postings=np.zeros(15, dtype=np.uint8)),
+        _fixed(postings=np.zeros(14, dtype=np.uint8)),  # not whole records
         _fixed(params=np.array([1.5, 2.0, 0.25])),  # b out of range
         _fixed(magic=np.frombuffer(b"something-else", dtype=np.uint8)),
         _fixed(id_ends=np.array([1, 2, 3], dtype=np.int64)),

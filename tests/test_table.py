@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import xxhash
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -229,19 +230,76 @@ def test_many_removes_compact_and_save_load_keeps_everything(tmp_path: Path) -> 
     assert loaded.bm25.score(["turn"], ["e101"]) == index.bm25.score(["turn"], ["e101"])
 
 
-def _saved_payload(tmp_path: Path) -> tuple[NamespaceIndex, dict[str, Any]]:
-    """An index saved (format 7: its pickle compressed), and the payload it saved."""
-    from cogmem.compression import decompress
+def test_a_loaded_index_builds_its_timeline_when_first_asked(tmp_path: Path) -> None:
+    # A load leaves the timeline unbuilt (a search of facts never asks for it); adds and
+    # removes before the first question are in it when it is built.
+    index = _index()
+    index.add([_episode(i, i) for i in range(0, 40, 2)], list(range(20)))
+    index.save(tmp_path, "ns", generation=1)
+    loaded, _ = NamespaceIndex.load(tmp_path, "ns", Tokenizer())
+    loaded.add([_episode(21, 21), _episode(99, 1.5)], [20, 21])  # one in the middle of the day
+    loaded.remove(["e10"])
+    loaded.remove(["e12", "e14"])
+    assert sorted(loaded.neighbours("e99", 1, 3600)) == ["e0", "e2"]
+    assert sorted(loaded.neighbours("e16", 1, 3600)) == ["e18", "e8"]
+    assert sorted(loaded.neighbours("e21", 1, 3600)) == ["e20", "e22"]
+    loaded.add([_episode(100, 17)], [22])  # into the built timeline
+    assert sorted(loaded.neighbours("e16", 1, 3600)) == ["e100", "e8"]
 
+
+def _saved_payload(tmp_path: Path) -> tuple[NamespaceIndex, dict[str, Any]]:
+    """An index saved (format 8), and the payload a format 7 file held for it: one pickle of
+    everything (older formats are made from it)."""
     index = _index()
     index.add([_episode(i, i) for i in range(50)], list(range(50)))
     index.save(tmp_path, "ns", generation=7)
     raw = (tmp_path / "ns.records.pkl").read_bytes()
-    assert raw.startswith(b"cogmem-records\x00\x07")  # the frame's check, the BM25 file's
-    assert raw[16:20] == zlib.crc32(raw[24:]).to_bytes(4, "big")
+    assert raw.startswith(b"cogmem-records\x00\x08")  # the rest's check, the BM25 file's
+    assert raw[16:24] == xxhash.xxh3_64_digest(raw[32:])
+    assert raw[24:32] == xxhash.xxh3_64_digest((tmp_path / "ns.bm25.npz").read_bytes())
+    payload = {
+        "format": 7,
+        "generation": 7,
+        "horizon": index.horizon,
+        "tokenizer": "english|stem=True|stop=" + str(len(index.tokenizer.stopwords)),
+        "records": index.records.to_state(),
+        "vectors": None,
+    }
+    return index, payload
+
+
+def test_an_index_saved_as_one_compressed_pickle_is_still_read(tmp_path: Path) -> None:
+    # Format 7 held one pickle of everything, compressed as one frame; format 8 holds each
+    # array as its own frame.
+    from cogmem.compression import compress
+
+    index, payload = _saved_payload(tmp_path)
     bm25 = (tmp_path / "ns.bm25.npz").read_bytes()
-    assert raw[20:24] == zlib.crc32(bm25).to_bytes(4, "big")
-    return index, pickle.loads(decompress(raw[24:]))
+    frame = compress(pickle.dumps(payload))
+    path = tmp_path / "ns.records.pkl"
+    head = b"cogmem-records\x00\x07" + zlib.crc32(frame).to_bytes(4, "big")
+    path.write_bytes(head + zlib.crc32(bm25).to_bytes(4, "big") + frame)
+    loaded, generation = NamespaceIndex.load(tmp_path, "ns", Tokenizer())
+    assert generation == 7 and dict(loaded.records) == dict(index.records)
+    assert sorted(loaded.neighbours("e11", 1, 3600)) == ["e10", "e12"]
+    path.write_bytes(head + zlib.crc32(bm25).to_bytes(4, "big") + frame[:-1] + b"\x00")
+    with pytest.raises(StoreError, match="checksum"):
+        NamespaceIndex.load(tmp_path, "ns", Tokenizer())
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_damaged_records_file_of_format_8_is_refused(tmp_path: Path, seed: int) -> None:
+    # Bytes changed anywhere past the magic (the checks, the directory, the rest's pickle, any
+    # array's frame): refused, never read into a table.
+    _saved_payload(tmp_path)
+    path = tmp_path / "ns.records.pkl"
+    data = bytearray(path.read_bytes())
+    rng = random.Random(seed)
+    at = rng.randrange(16, len(data))
+    data[at] ^= 1 << rng.randrange(8)
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError):
+        NamespaceIndex.load(tmp_path, "ns", Tokenizer())
 
 
 def test_an_index_saved_uncompressed_is_still_read(tmp_path: Path) -> None:

@@ -110,17 +110,17 @@ class IdMap:
         Raises:
             ValueError: An id appears twice.
         """
-        self._buf = bytearray(buf)
+        self._buf = buf if isinstance(buf, bytearray) else bytearray(buf)
         self._ends: array[int] = array("q")
-        self._ends.frombytes(np.ascontiguousarray(ends, dtype=np.int64).tobytes())
+        self._ends.frombytes(np.ascontiguousarray(ends, dtype=np.int64).view(np.uint8).data)
         self._hashes: array[int] = array("I")
-        self._hashes.frombytes(np.ascontiguousarray(hashes, dtype=np.uint32).tobytes())
+        self._hashes.frombytes(np.ascontiguousarray(hashes, dtype=np.uint32).view(np.uint8).data)
         rows = len(self._ends)
         self._gone = bytearray(rows)  # 1 for a removed row
         self._live = rows
         if table is not None:
             self._table = array("i")
-            self._table.frombytes(np.ascontiguousarray(table, dtype=np.intc).tobytes())
+            self._table.frombytes(np.ascontiguousarray(table, dtype=np.intc).view(np.uint8).data)
             self._mask = len(self._table) - 1
             return
         size = _table_size(rows)
@@ -137,7 +137,8 @@ class IdMap:
         The bytes, hashes and table are trusted as a map wrote them (the file they come from
         is checked as a whole by its reader): their shapes are checked, every row is placed
         once, and up to 64 ids spread over the map are hashed again and looked up, which
-        catches a file of another hash or table. O(n) in numpy.
+        catches a file of another hash or table. O(n) in numpy. Bytes given as a
+        ``bytearray`` are the map's own from then on (taken without a copy).
 
         Raises:
             ValueError: Any of that does not hold.

@@ -21,16 +21,18 @@ Chroma's ANN index for ids and distances and everything else from here.
   them, and its query returns the nearest ones' vectors with their distances.
 
 Persistence: :meth:`NamespaceIndex.save` writes it beside a persistent store together with the
-*generation* it reflects, both compressed (:mod:`cogmem.compression`). Both files are
-verified before they are trusted: the records file opens with the CRC-32 of its compressed
-pickle and the CRC-32 of the BM25 file, and the records' values are range-checked
-(:meth:`RecordTable.from_state`); anything that does not check out is rebuilt from Chroma,
+*generation* it reflects, each array its own Zstandard frame (:mod:`cogmem.array_frames`).
+Both files are verified before they are trusted: the records file opens with a check of the
+rest and of the BM25 file (:mod:`cogmem.records_file`), and the records' values are
+range-checked (:meth:`RecordTable.from_state`); anything that does not check out is rebuilt
+from Chroma,
 so a damaged cache never reaches a search or, through a reinforcement, Chroma itself. cogmem
 bumps the generation kept in the Chroma collection's metadata before the first write after
 each save, so on open a saved index whose generation differs from Chroma's is known to be
 stale (another process wrote, or this one died between the two writes) and the records are
 read again from Chroma; BM25 and timeline are reconciled by id (text, creation time and seq
-never change for a stored memory). A store with a single writer keeps its vector file beside
+never change for a stored memory). A loaded index builds its timeline when first asked (a
+search of facts never asks). A store with a single writer keeps its vector file beside
 (``<stem>.<token>.vectors``, named in the saved records); elsewhere the
 file is an anonymous temporary one, filled again as searches need vectors.
 """
@@ -38,16 +40,13 @@ file is an anonymous temporary one, filled again as searches need vectors.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import io
 import logging
 import math
 import os
-import pickle
 import re
 import tempfile
 import uuid
-import zlib
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -55,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from . import records_file
 from .aside import run_aside
-from .compression import decompress, write_compressed
 from .errors import StoreError
 from .lexical import BM25Index, Tokenizer
 from .listing import matching
@@ -68,30 +67,6 @@ __all__ = ["NamespaceIndex"]
 
 log = logging.getLogger("cogmem")
 
-_FORMAT = 7
-# The records file: this, the CRC-32 (4 bytes, big-endian) of the frame, the CRC-32 of the
-# BM25 file, then the pickle compressed as one frame (cogmem.compression). The check finds
-# damage, not tampering: CRC-32 reads 2.9 GB/s here against BLAKE2b's 0.9, and the two files
-# of a million memories are checked on every open and written on every save. Formats 6 (a
-# CRC-32 of the rest; the BM25 file's check in the pickle, uncompressed) and 5 (that, with
-# 32-byte BLAKE2b digests) are still read.
-_RECORDS_MAGIC = b"cogmem-records\x00\x07"
-
-
-def _crc32(data: bytes | memoryview) -> bytes:
-    return zlib.crc32(data).to_bytes(4, "big")
-
-
-def _blake2b(data: bytes | memoryview) -> bytes:
-    return hashlib.blake2b(data, digest_size=32).digest()
-
-
-# magic -> (the payload's format, the check's size in bytes, the check)
-_DIGESTS: dict[bytes, tuple[int, int, Callable[[bytes | memoryview], bytes]]] = {
-    _RECORDS_MAGIC: (_FORMAT, 4, _crc32),
-    b"cogmem-records\x00\x06": (6, 4, _crc32),
-    b"cogmem-records\x00\x05": (5, 32, _blake2b),
-}
 # A vector file is rewritten on save when it holds more dead slots than this, and than a
 # quarter of its live ones (deleted memories leave dead slots behind).
 _MIN_DEAD_SLOTS = 4096
@@ -121,7 +96,9 @@ class NamespaceIndex:
         self.bm25 = bm25
         self.tokenizer = tokenizer
         self.records = RecordTable(namespace) if records is None else records
-        self._timeline = array("i")  # rows (int32, as BM25 slots)
+        # rows (int32, as BM25 slots) in (created, seq) order; None: not built since loading
+        # (built on first use: a search of facts never needs it)
+        self._line: array[int] | None = array("i") if records is None else None
         self.horizon = 0
         #: A packed namespace's written and deleted marks at the last catch-up (``None``: not
         #: looked at since loading; :func:`cogmem.catchup.catch_up`).
@@ -133,11 +110,20 @@ class NamespaceIndex:
         self._vector_home = vector_home
         self._vectors: VectorFile | None = None  # created with the first vector kept
         self._vector_limit = math.inf  # see limit_vectors
-        if len(self.records):
-            self._rebuild_timeline()
 
     def __len__(self) -> int:
         return len(self.records)
+
+    @property
+    def _timeline(self) -> array[int]:
+        line = self._line
+        if line is None:
+            line = self._line = self._built_timeline()
+        return line
+
+    @_timeline.setter
+    def _timeline(self, rows: array[int]) -> None:
+        self._line = rows
 
     def __contains__(self, memory_id: object) -> bool:
         return memory_id in self.records
@@ -193,7 +179,9 @@ class NamespaceIndex:
         # Their tokens spare the BM25 index a scan of its postings (it keeps no forward index).
         texts = (self.records.text(self.records.row(i)) for i in gone)
         self.bm25.remove_many(gone, self.tokenizer.tokenize_many(texts))
-        if len(gone) == 1:
+        if self._line is None:  # not built: it will be built from the records left
+            self.records.remove(gone)
+        elif len(gone) == 1:
             at = self._position(self.records.row(gone[0]))
             del self._timeline[at]
             self.records.remove(gone)
@@ -202,8 +190,7 @@ class NamespaceIndex:
             live = self.records.column("status") != 255
             self._timeline = array("i", (r for r in self._timeline if live[r]))
         if self.records.holes() > max(1024, len(self.records) // 4):
-            remap = self.records.compact()
-            self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
+            self._renumber(self.records.compact())
 
     def _keyer(self) -> Callable[[int], tuple[float, int]]:
         """The timeline's sort key of a row, ``(created, seq)``, over columns fetched once (a
@@ -220,7 +207,7 @@ class NamespaceIndex:
         return self.records.column("seq")
 
     def _insert(self, rows: list[int]) -> None:
-        if not rows:
+        if not rows or self._line is None:  # not built: it will be built with these rows
             return
         created, seq = self._created, self._seq
         new = sorted(rows, key=lambda r: (created[r], seq[r]))
@@ -235,10 +222,20 @@ class NamespaceIndex:
             self._timeline.extend(new)
             self._rebuild_timeline()
 
+    def _renumber(self, remap: np.ndarray[Any, Any]) -> None:
+        """Renumber the timeline's rows after the records were compacted (``remap``: old row
+        -> new)."""
+        if self._line is not None:
+            self._line = array("i", remap[np.frombuffer(self._line, np.intc)].tolist())
+
     def _rebuild_timeline(self) -> None:
+        self._line = self._built_timeline()
+
+    def _built_timeline(self) -> array[int]:
+        """The live rows in ``(created, seq)`` order."""
         live = np.flatnonzero(self.records.column("status") != 255)
         order = np.lexsort((self._seq[live], self._created[live]))
-        self._timeline = array("i", live[order].tolist())
+        return array("i", live[order].tolist())
 
     def _position(self, row: int) -> int:
         """Where ``row`` sits on the timeline."""
@@ -423,8 +420,7 @@ class NamespaceIndex:
         folder.mkdir(parents=True, exist_ok=True)
         bm25_path = folder / f"{stem}.bm25.npz"
         if self.records.holes():
-            remap = self.records.compact()
-            self._timeline = array("i", remap[np.frombuffer(self._timeline, np.intc)].tolist())
+            self._renumber(self.records.compact())
         file = self._vectors
         kept = file is not None and file.path is not None and file.path.parent == folder
         replaced: VectorFile | None = None
@@ -441,34 +437,27 @@ class NamespaceIndex:
         state = self.records.to_state()  # copies: the records may change once this returns
         if not kept:
             state["columns"]["vec"][:] = -1
-        payload = {
-            "format": _FORMAT,
+        rest = {
             "generation": generation,
             "horizon": self.horizon,
             "tokenizer": _tokenizer_key(self.tokenizer),
-            "records": state,
             "vectors": file.path.name if kept and file is not None and file.path else None,
         }
-        # The records are pickled and compressed into their file on a thread while the BM25
-        # file is written (Zstandard releases the GIL); then the head is filled in: the
-        # frame's check and the BM25 file's.
+        # The records are compressed on a thread while the BM25 file is written (Zstandard
+        # releases the GIL); then the file is written, its head holding the checks of the
+        # rest and of the BM25 file.
+        pieces = run_aside(lambda: records_file.pack_records(state, rest))
+        try:
+            # The records hold the BM25 index's ids in its order: its file leaves them out.
+            self.bm25.save(bm25_path, ids_held=self.records.id_map)
+        finally:
+            body = pieces()
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(_RECORDS_MAGIC + bytes(8))
-                frame = run_aside(
-                    lambda: write_compressed(
-                        fh, lambda out: pickle.dump(payload, out, pickle.HIGHEST_PROTOCOL)
-                    )
-                )
-                try:
-                    # The records hold the BM25 index's ids in its order: its file leaves
-                    # them out.
-                    self.bm25.save(bm25_path, ids_held=self.records.id_map)
-                finally:
-                    crc = frame()
-                fh.seek(len(_RECORDS_MAGIC))
-                fh.write(crc.to_bytes(4, "big") + _digest(bm25_path.read_bytes()))
+                fh.write(records_file.head(body, bm25_path.read_bytes()))
+                for piece in body:
+                    fh.write(piece)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, folder / f"{stem}.records.pkl")
@@ -513,34 +502,18 @@ class NamespaceIndex:
             bm25_raw = bm25_path.read_bytes()
         except OSError as exc:
             raise StoreError(f"{path}: unreadable ({exc})") from exc
-        head = len(_RECORDS_MAGIC)
-        if raw[:head] not in _DIGESTS:
-            raise StoreError(f"{path}: unknown format")
-        form, size, digest = _DIGESTS[raw[:head]]
-        # Format 7: the frame's check, the BM25 file's, the frame. Before: a check of the rest.
-        checked = head + size + (size if form >= 7 else 0)
-        body = memoryview(raw)[checked:]
-        if raw[head : head + size] != digest(body):
-            raise StoreError(f"{path}: its checksum does not match (the file is damaged)")
+        payload = records_file.read_records(path, raw, bm25_path, bm25_raw)
+        del raw
+        if payload.get("tokenizer") != _tokenizer_key(tokenizer):
+            raise StoreError(f"{path}: written with another tokenizer")
         try:
-            if form >= 7:
-                payload: dict[str, Any] = pickle.loads(decompress(body))
-                payload["bm25_digest"] = raw[head + size : checked]
-            else:
-                payload = pickle.loads(body)
-            if payload.get("bm25_digest") != digest(bm25_raw):
-                raise StoreError(f"{bm25_path}: its checksum does not match the records'")
-            if payload.get("format") != form:
-                raise StoreError(f"{path}: unknown format")
-            if payload.get("tokenizer") != _tokenizer_key(tokenizer):
-                raise StoreError(f"{path}: written with another tokenizer")
-            records = RecordTable.from_state(payload["records"])
+            records = RecordTable.from_state(payload["records"], owned=payload["format"] >= 8)
             generation = int(payload["generation"])
             horizon = int(payload.get("horizon", 0))
             name = payload.get("vectors")
         except StoreError:
             raise
-        except Exception as exc:  # pickle raises many types on a damaged file
+        except Exception as exc:  # a payload of another shape
             raise StoreError(f"{path}: unreadable ({exc})") from exc
         bm25 = BM25Index.load(io.BytesIO(bm25_raw), name=str(bm25_path), ids_held=records.id_map)
         if not records.id_map.same_ids(bm25.id_map):
@@ -569,11 +542,6 @@ def _drop_vector_files(folder: Path, stem: str, keep: str | None) -> None:
     for path in matching(folder, stem, ".vectors"):
         if path.name != keep:
             path.unlink(missing_ok=True)
-
-
-def _digest(data: bytes) -> bytes:
-    """The check of what :meth:`NamespaceIndex.save` writes now."""
-    return _crc32(data)
 
 
 def _tokenizer_key(tokenizer: Tokenizer) -> str:

@@ -472,8 +472,14 @@ class RecordTable(Mapping[str, MemoryRecord]):
         }
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> RecordTable:
+    def from_state(cls, state: Mapping[str, Any], *, owned: bool = False) -> RecordTable:
         """The table :meth:`to_state` described.
+
+        Args:
+            state: What :meth:`to_state` returned (``text_len`` may be left out: ``text_at``
+                gives it).
+            owned: The state's arrays, its text (a ``bytearray``) and its ids' bytes are the
+                table's from now on, taken without a copy (nothing else may hold them).
 
         Raises:
             StoreError: The state is inconsistent (lengths or columns differ).
@@ -486,29 +492,35 @@ class RecordTable(Mapping[str, MemoryRecord]):
                 ids = IdMap([str(i) for i in state["ids"]])
         except ValueError as exc:
             raise StoreError(f"saved records: {exc}") from exc
-        text = bytearray(state["text"])
+        given = state["text"]
+        text = given if owned and isinstance(given, bytearray) else bytearray(given)
         columns = state["columns"]
         n = len(ids)
         # Tables saved before write stamps existed lack "w": their stamps are unknown (0);
         # before vector files, "vec": no embedding is kept (-1).
-        if set(columns) | {"w", "vec"} != {*_COLUMNS, "text_len"}:
+        if set(columns) | {"w", "vec", "text_len"} != {*_COLUMNS, "text_len"}:
             raise StoreError("saved records: ids, texts and columns do not match")
         for name, dtype in _COLUMNS.items():
             default = np.full(n, -1 if name == "vec" else 0)
             col = np.asarray(columns.get(name, default), dtype=dtype)
             if col.shape != (n,):
                 raise StoreError(f"saved records: column {name!r} has shape {col.shape}")
-            table._cols[name] = col.copy() if n else np.zeros(16, dtype=dtype)
-        lengths = np.asarray(columns["text_len"], dtype=np.int64)
-        if lengths.shape != (n,):
-            raise StoreError(f"saved records: column 'text_len' has shape {lengths.shape}")
+            keep = owned and col.flags.writeable and col.flags.c_contiguous and n
+            table._cols[name] = col if keep else col.copy() if n else np.zeros(16, dtype=dtype)
         at = table._cols["text_at"][:n]
         ends = np.append(at[1:], len(text))
+        if "text_len" in columns:
+            lengths = np.asarray(columns["text_len"], dtype=np.int64)
+            if lengths.shape != (n,):
+                raise StoreError(f"saved records: column 'text_len' has shape {lengths.shape}")
+            in_order = np.array_equal(at + lengths, ends)
+        else:
+            in_order = bool((ends >= at).all())
         if n and (
             int(table._cols["kind"].max()) >= len(MEMORY_TYPES)
             or int(table._cols["status"].max()) >= len(STATUSES)
             or int(at[0]) != 0
-            or not np.array_equal(at + lengths, ends)
+            or not in_order
         ):
             raise StoreError(
                 "saved records: unknown memory type or status code, or texts cut or out of order"

@@ -1,5 +1,6 @@
-"""Saving and loading the BM25 index: a ``.npz`` compressed with Zstandard behind a small head,
-written atomically, every array checked on load.
+"""Saving and loading the BM25 index: its arrays, each a Zstandard frame
+(:mod:`cogmem.array_frames`), behind a small head, written atomically, every array checked on
+load.
 
 A mixin of :class:`~cogmem.lexical.index.BM25Index`. The file holds the format version,
 ``k1``/``b``/``epsilon``, the ids, the vocabulary and the compacted postings; anything that does
@@ -15,13 +16,14 @@ import struct
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import Self
 
-from cogmem.compression import compress, decompress
+from cogmem.array_frames import pack_arrays, unpack_arrays
+from cogmem.compression import decompress
 from cogmem.errors import StoreError
 from cogmem.idmap import IdMap
 
@@ -37,15 +39,19 @@ from .postings import (
 
 __all__ = ["INDEX_FORMAT_VERSION", "Persistence"]
 
-INDEX_FORMAT_VERSION = 4
+INDEX_FORMAT_VERSION = 5
 """Version of the file format written by :meth:`BM25Index.save` (3: ids and terms as packed
 :class:`~cogmem.idmap.IdMap` arrays with their hashes; 4: the ids may be left out, held by
-the owner's records; versions 2 and 3 are still read)."""
+the owner's records; 5: each array its own frame, the postings as the index holds them
+(5-byte records) with the term frequencies of 255 or more beside; versions 2 to 4 are still
+read)."""
 
 _MAGIC = b"cogmem-bm25"
-# A file written since format 4: this head (the magic, then the number of documents, so that
-# a caller can size the index without reading it), then the .npz compressed as one Zstandard
-# frame (cogmem.compression). Earlier files are the .npz itself, still read.
+# A file written since format 4: a head (one of these magics, then the number of documents,
+# so that a caller can size the index without reading it), then (format 5) the arrays, each
+# its own Zstandard frame (cogmem.array_frames), or (format 4) the .npz compressed as one
+# frame. Earlier files are the .npz itself, still read.
+_AMAGIC = b"cogmem-bm25-zs5\x00"
 _ZMAGIC = b"cogmem-bm25-zst\x00"
 _HEAD = struct.Struct("<16sQ")
 
@@ -99,6 +105,8 @@ class Persistence:
             if elsewhere
             else _packed_arrays("id", self._ids)
         )
+        big = [(t, slot, tf) for t, entries in self._big.items() for slot, tf in entries.items()]
+        exact = np.array(big, dtype=np.int64).reshape(-1, 3)
         arrays: dict[str, npt.NDArray[Any]] = {
             "magic": np.frombuffer(_MAGIC, dtype=np.uint8),
             "version": np.array([INDEX_FORMAT_VERSION], dtype=np.int64),
@@ -107,19 +115,19 @@ class Persistence:
             "doc_len": self._dl[: self._nslots],
             **_packed_arrays("term", self._vocab),
             "ptr": ptr,
-            "postings": self._saved_rows(rows, ptr),
+            # the postings as held (5 bytes each), seen as bytes: a file holds plain dtypes
+            "postings": np.ascontiguousarray(rows).view(np.uint8),
+            "big": exact,  # (term, slot, tf) of every tf of TF_CAP or more
             "id_xor": np.array([self._xor], dtype=np.uint64),
         }
         directory = target.parent
-        plain = io.BytesIO()
-        np.savez(plain, allow_pickle=False, **arrays)
-        frame = compress(plain.getbuffer())
-        del plain
+        pieces = pack_arrays(arrays)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(_HEAD.pack(_ZMAGIC, len(self._ids)))
-                fh.write(frame)
+                fh.write(_HEAD.pack(_AMAGIC, len(self._ids)))
+                for piece in pieces:
+                    fh.write(piece)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)
@@ -135,17 +143,6 @@ class Persistence:
                 finally:
                     os.close(dir_fd)
         return elsewhere
-
-    def _saved_rows(self, rows: Rows, ptr: I64) -> I32:
-        """The compacted ``rows`` as the file holds them: ``(slot, tf)`` pairs of ``int32``."""
-        out = np.empty((rows.shape[0], 2), dtype=np.int32)
-        out[:, 0] = rows["slot"]
-        out[:, 1] = rows["tf"]
-        for tid, entries in self._big.items():
-            start, end = int(ptr[tid]), int(ptr[tid + 1])
-            for slot, tf in entries.items():
-                out[start + int(np.searchsorted(out[start:end, 0], slot)), 1] = tf
-        return out
 
     @classmethod
     def load(
@@ -173,10 +170,16 @@ class Persistence:
                     raw = fh.read()
             else:
                 raw = path.read()
-            if raw[: len(_ZMAGIC)] == _ZMAGIC:  # compressed (format 4 and later)
-                raw = decompress(memoryview(raw)[_HEAD.size :])
-            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
-                arrays = {name: data[name] for name in data.files}
+            if raw[: len(_AMAGIC)] == _AMAGIC:  # format 5 and later
+                arrays = cast(
+                    "dict[str, npt.NDArray[Any]]", unpack_arrays(memoryview(raw)[_HEAD.size :])
+                )
+            else:
+                if raw[: len(_ZMAGIC)] == _ZMAGIC:  # compressed whole (format 4)
+                    raw = decompress(memoryview(raw)[_HEAD.size :])
+                with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+                    arrays = {name: data[name] for name in data.files}
+            del raw
         except Exception as exc:  # any failure to read means: rebuild
             raise StoreError(f"cannot read BM25 index {shown}: {exc}") from exc
         try:
@@ -191,7 +194,7 @@ class Persistence:
         try:
             with open(path, "rb") as fh:
                 head = fh.read(_HEAD.size)
-            if len(head) == _HEAD.size and head[: len(_ZMAGIC)] == _ZMAGIC:
+            if len(head) == _HEAD.size and head[:16] in (_AMAGIC, _ZMAGIC):
                 return int(_HEAD.unpack(head)[1])
             with np.load(path, allow_pickle=False) as data:  # an uncompressed file
                 return int(data["doc_len"].shape[0])
@@ -209,7 +212,7 @@ class Persistence:
         if get("magic", np.uint8, 1).tobytes() != _MAGIC:
             raise ValueError("not a cogmem BM25 index")
         version = get("version", np.int64, 1)
-        if version.shape != (1,) or int(version[0]) not in (2, 3, INDEX_FORMAT_VERSION):
+        if version.shape != (1,) or int(version[0]) not in (2, 3, 4, INDEX_FORMAT_VERSION):
             raise ValueError(f"format version {version.tolist()}, expected {INDEX_FORMAT_VERSION}")
         params = get("params", np.float64, 1)
         if params.shape != (3,):
@@ -227,39 +230,89 @@ class Persistence:
             ids = ids_held.copy()
         dl = get("doc_len", np.int32, 1)
         ptr = get("ptr", np.int64, 1)
-        rows = get("postings", np.int32, 2)
-        n, terms = len(ids), len(vocab)
+        if form >= 5:  # the postings as held, and the exact tfs of TF_CAP or more
+            held = get("postings", np.uint8, 1)
+            if held.shape[0] % POSTING.itemsize:
+                raise ValueError("postings are not whole records")
+            postings = held.view(POSTING)
+            # contiguous copies: the checks below run several times faster on them
+            slots = np.ascontiguousarray(postings["slot"])
+            tf = np.ascontiguousarray(postings["tf"])
+            exact = get("big", np.int64, 2)
+            if exact.shape[1] != 3:
+                raise ValueError("big must hold (term, slot, tf) rows")
+        else:  # (slot, tf) pairs of int32, every tf exact
+            pairs = get("postings", np.int32, 2)
+            if pairs.shape[1] != 2:
+                raise ValueError("postings must be (slot, tf) pairs")
+            slots, tf = pairs[:, 0], pairs[:, 1]
+            if pairs.shape[0] and int(tf.min()) < 1:
+                raise ValueError("postings out of range")
+            postings = np.empty(pairs.shape[0], dtype=POSTING)
+            postings["slot"] = slots
+            postings["tf"] = np.minimum(tf, TF_CAP)
+            at = np.flatnonzero(tf >= TF_CAP)
+            terms_at = np.searchsorted(ptr, at, side="right") - 1
+            exact = np.stack([terms_at, slots[at], tf[at]], axis=1).astype(np.int64)
+            tf = postings["tf"]  # capped, as in a file of format 5
+        n, terms, count = len(ids), len(vocab), postings.shape[0]
         if dl.shape[0] != n or (n and int(dl.min()) < 0):
             raise ValueError("doc_len does not match the ids")
-        if ptr.shape[0] != terms + 1 or int(ptr[0]) != 0 or rows.shape[1] != 2:
+        if ptr.shape[0] != terms + 1 or int(ptr[0]) != 0:
             raise ValueError("postings pointer has the wrong shape")
         plen = np.diff(ptr)
-        if (terms and int(plen.min()) < 1) or int(ptr[-1]) != rows.shape[0]:
+        if (terms and int(plen.min()) < 1) or int(ptr[-1]) != count:
             raise ValueError("postings pointer is inconsistent")
-        slots, tf = rows[:, 0], rows[:, 1]
-        if rows.shape[0]:
+        if count:
             if int(slots.min()) < 0 or int(slots.max()) >= n or int(tf.min()) < 1:
                 raise ValueError("postings out of range")
-            descending = np.diff(slots) <= 0
+            descending = slots[1:] <= slots[:-1]
             descending[ptr[1:-1] - 1] = False  # a new term starts: slots restart
             if descending.any():
                 raise ValueError("postings are not sorted by slot")
-        if not np.array_equal(np.bincount(slots, weights=tf, minlength=n), dl):
+        big = _exact_tfs(exact, ptr, slots, tf)
+        # Each document's length is the sum of its tfs: one per posting, plus what the tfs
+        # above one add (few: counted apart, so that no float copy of every tf is made).
+        # (bincount counts intp twice as fast as int32, its cast included)
+        lengths = np.bincount(slots.astype(np.intp), minlength=n)
+        more = np.flatnonzero(tf > 1)
+        lengths += np.bincount(slots[more], weights=tf[more] - 1, minlength=n).astype(np.int64)
+        for term_slots in big.values():
+            for slot, value in term_slots.items():
+                lengths[slot] += value - TF_CAP
+        if not np.array_equal(lengths, dl):
             raise ValueError("document lengths do not match the postings")
         xor = get("id_xor", np.uint64, 1)
         if xor.shape != (1,):
             raise ValueError("id_xor must hold one value")
-        postings = np.empty(rows.shape[0], dtype=POSTING)
-        postings["slot"] = slots
-        postings["tf"] = np.minimum(tf, TF_CAP)
-        big: dict[int, dict[int, int]] = {}
-        for at in np.flatnonzero(tf >= TF_CAP).tolist():
-            term = int(np.searchsorted(ptr, at, side="right")) - 1
-            big.setdefault(term, {})[int(slots[at])] = int(tf[at])
         index._install(Compacted(ids, dl, vocab, postings, ptr, big))
         index._total = int(dl.sum())
         index._xor = int(xor[0])
         return index
+
+
+def _exact_tfs(
+    exact: npt.NDArray[np.int64], ptr: I64, slots: npt.NDArray[Any], tf: npt.NDArray[Any]
+) -> dict[int, dict[int, int]]:
+    """The tfs of TF_CAP or more by term and slot, from ``exact``'s ``(term, slot, tf)`` rows,
+    each checked against a posting that holds TF_CAP.
+
+    Raises:
+        ValueError: One does not match a posting, or a posting at TF_CAP has none.
+    """
+    big: dict[int, dict[int, int]] = {}
+    terms = ptr.shape[0] - 1
+    for term, slot, value in exact.tolist():
+        if not 0 <= term < terms or value < TF_CAP:
+            raise ValueError("a large tf is out of range")
+        start, end = int(ptr[term]), int(ptr[term + 1])
+        at = start + int(np.searchsorted(slots[start:end], slot))
+        if at >= end or int(slots[at]) != slot or int(tf[at]) < TF_CAP:
+            raise ValueError("a large tf has no posting")
+        big.setdefault(term, {})[slot] = value
+    if sum(map(len, big.values())) != int(np.count_nonzero(tf >= TF_CAP)):
+        raise ValueError("a posting at the tf cap has no exact tf")
+    return big
 
 
 def _read_ids(
