@@ -82,8 +82,9 @@ class Persistence:
         """Write the index to ``path`` atomically (temp file in the same directory, then rename).
 
         Compacts the index first. The file is a head (a magic and the number of documents)
-        and a ``.npz`` holding the format version, ``k1``/``b``/``epsilon``, ids, vocabulary
-        and postings, compressed (:mod:`cogmem.compression`).
+        and the arrays (the format version, ``k1``/``b``/``epsilon``, ids, vocabulary,
+        postings and the tfs of 255 or more), each its own Zstandard frame
+        (:mod:`cogmem.array_frames`).
 
         Args:
             path: The file.
