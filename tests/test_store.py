@@ -190,3 +190,72 @@ def test_chroma_where_and_python_predicate_agree(
     )
     keep = compile_filters(filters, include_superseded=deep)
     assert by_chroma == {r.id for r in batch if keep(r)}
+
+
+class _Recording:
+    """A Chroma collection whose ``get`` calls are written down."""
+
+    def __init__(self, collection: Any) -> None:
+        self._collection = collection
+        self.gets: list[dict[str, Any]] = []
+
+    def get(self, **kwargs: Any) -> Any:
+        self.gets.append(kwargs)
+        return self._collection.get(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._collection, name)
+
+
+def _filled_store(tmp_path: Any, n: int) -> tuple[Any, _Recording]:
+    from cogmem.store import ChromaStore
+
+    client = chromadb.PersistentClient(str(tmp_path))
+    collection = _Recording(client.create_collection("paging"))
+    store = ChromaStore(collection)
+    records = [
+        MemoryRecord(id=f"m{i:02d}", text=f"fact number {i}", created_at=NOW) for i in range(n)
+    ]
+    vectors = np.arange(n * 4, dtype=np.float32).reshape(n, 4) + 1.0
+    store.add(records, vectors)
+    return store, collection
+
+
+def test_reading_every_record_past_one_page_reads_by_id_not_by_offset(tmp_path: Any) -> None:
+    """A rebuild reads the whole collection: Chroma's ``offset`` costs in proportion to where
+    its page starts (quadratic over a collection; 21 minutes at a million), so past the first
+    page the records are read by id. Every record comes back once, with its vector."""
+    store, collection = _filled_store(tmp_path, 23)
+    vectors: dict[str, Any] = {}
+    got = store.all_records(page=5, vectors=vectors)
+    assert sorted(got) == [f"m{i:02d}" for i in range(23)]
+    assert {rec.text for rec, _, _ in got.values()} == {f"fact number {i}" for i in range(23)}
+    assert sorted(vectors) == sorted(got)
+    assert vectors["m07"].tolist() == [29.0, 30.0, 31.0, 32.0]
+    assert all(not call.get("offset") for call in collection.gets)
+    by_id = [call for call in collection.gets if "ids" in call]
+    assert by_id and all(len(call["ids"]) <= 5 for call in by_id)
+    assert sum(len(call["ids"]) for call in by_id) == 23 - 5  # the first page is not read twice
+
+
+def test_reading_changes_past_one_page_returns_each_change(tmp_path: Any) -> None:
+    """Catch-up reads what other writers changed with the same paging: one call when it fits,
+    by id past it; a record deleted between the listing and its read is left out."""
+    from cogmem.store import ChromaStore
+
+    _, collection = _filled_store(tmp_path, 12)
+    other = ChromaStore(collection)  # another writer, reading the first one's writes
+    assert sorted(other.changed_since(0, page=50)) == [f"m{i:02d}" for i in range(12)]
+    assert len(collection.gets) == 1
+
+    real_get = collection.get
+
+    def get_then_lose_one(**kwargs: Any) -> Any:
+        out = real_get(**kwargs)
+        if kwargs.get("include") == []:  # the listing: a record goes before it is read
+            collection._collection.delete(ids=["m11"])
+        return out
+
+    collection.get = get_then_lose_one  # type: ignore[method-assign]
+    got = other.changed_since(0, page=4)
+    assert sorted(got) == [f"m{i:02d}" for i in range(11)]
