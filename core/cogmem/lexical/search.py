@@ -3,7 +3,9 @@
 A mixin of :class:`~cogmem.lexical.index.BM25Index` (one module per concern); the formulas are
 :mod:`cogmem.lexical.okapi`. A query costs O(postings of its terms): a dense scratch array is
 used only when the postings number at least an eighth of the slots (one scatter-add per term
-into it, never a concatenation of every posting). The mean idf is recomputed
+into it, never a concatenation of every posting). In a large index, the best ``k`` (a search's
+``k``, the first chunk of :meth:`Scoring.ranked`) are screened in float32 and only those near
+the top summed exactly (:meth:`Scoring._screened`): the same result. The mean idf is recomputed
 lazily, at the first query after a write, in O(vocabulary) numpy work; so are each term's BM25
 terms, which are kept from one query to the next until a write (at most ``TERM_CACHE``
 postings): the common words of a large index are weighed once, not at every query.
@@ -25,12 +27,41 @@ from cogmem.idmap import IdMap
 from .okapi import floored_idf, idf_floor, length_norm, term_weight
 from .postings import I32, I64, Bool, Rows, check_query
 
-__all__ = ["TERM_CACHE", "Scoring"]
+__all__ = ["TERM_CACHE", "Scoring", "screen_margin", "screen_pays"]
 
 TERM_CACHE = 1 << 22
 """Postings whose BM25 terms are kept between queries (12 bytes each: at most 48 MB)."""
 
 F64 = npt.NDArray[np.float64]
+
+SCREEN_SLOTS = 1 << 16
+"""Below this many slots, every match is summed exactly (it costs little)."""
+
+_TINY = 1e-30  # the smallest BM25 term the float32 screen trusts (float32's is ~1e-38)
+
+
+def screen_margin(terms: int) -> float:
+    """How far below the ``k``-th best float32 sum a document may be and still be among the
+    best ``k`` exactly: ``(terms + 1) · 2⁻²⁰``, unitless.
+
+    A sum of ``t`` positive float64 terms, each rounded to float32 and added in float32, is
+    within ``ε = 2t · 2⁻²⁴`` of its exact value (relative). The ``k``-th best float32 sum is then
+    at most ``(1 + ε)`` times the ``k``-th best exact one, and every document of the best ``k``
+    at least ``(1 − ε)`` times it: a margin of ``4ε ≤ (t + 1) · 2⁻²⁰`` keeps them all.
+    """
+    return (terms + 1) * 2.0**-20
+
+
+def screen_pays(parts: Sequence[tuple[npt.NDArray[np.int32], F64]], nslots: int, k: int) -> bool:
+    """Whether the float32 screen ranks the best ``k`` for less than summing every match:
+    two terms or more (one is ranked as it is), ``k`` well below the matches, a large index,
+    and positive BM25 terms (a zero or negative idf, in a tiny corpus, sums exactly)."""
+    if len(parts) < 2 or nslots < SCREEN_SLOTS or k < 1:
+        return False
+    postings = sum(slots.shape[0] for slots, _ in parts)
+    if 8 * postings < nslots or k * 16 > postings:
+        return False
+    return all(contrib.shape[0] == 0 or float(contrib.min()) > _TINY for _, contrib in parts)
 
 
 class Scoring:
@@ -72,35 +103,43 @@ class Scoring:
         self._stats_cache = stats
         return stats
 
-    def _match(self, query_tokens: Sequence[str]) -> tuple[I64, F64]:
-        """Slots (ascending) of live documents holding a query term, and their scores."""
+    def _parts(self, query_tokens: Sequence[str]) -> list[tuple[I32, F64]]:
+        """Each query term's live postings and BM25 terms, in query order (terms no live
+        document holds left out)."""
         query = check_query(query_tokens)
-        empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
         if not len(self._ids):
-            return empty
+            return []
         self._stats()  # after a write: the terms kept are let go before any is read
         vocab, df = self._vocab, self._df
-        slot_parts: list[npt.NDArray[np.int32]] = []
-        score_parts: list[F64] = []
+        parts = []
         for token in query:
             tid = vocab.get(token)
-            if tid is None or int(df[tid]) == 0:
-                continue
-            slots, contrib = self._term(tid)
-            slot_parts.append(slots)
-            score_parts.append(contrib)
-        if not slot_parts:
-            return empty
+            if tid is not None and int(df[tid]) > 0:
+                parts.append(self._term(tid))
+        return parts
+
+    def _match(self, query_tokens: Sequence[str]) -> tuple[I64, F64]:
+        """Slots (ascending) of live documents holding a query term, and their scores."""
+        return self._summed(self._parts(query_tokens), self._nslots)
+
+    @staticmethod
+    def _summed(parts: Sequence[tuple[I32, F64]], nslots: int) -> tuple[I64, F64]:
+        """Every document the ``parts`` hold (slots ascending, below ``nslots``), and its
+        score: its terms summed in query order from 0.0."""
+        if not parts:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        slot_parts = [slots for slots, _ in parts]
+        score_parts = [contrib for _, contrib in parts]
         if len(slot_parts) == 1:
             return slot_parts[0].astype(np.int64), score_parts[0] + 0.0
-        if 8 * sum(p.shape[0] for p in slot_parts) >= self._nslots:
+        if 8 * sum(p.shape[0] for p in slot_parts) >= nslots:
             # A dense scratch, O(slots + postings). Each term's slots are distinct, so one
             # scatter-add per term, in query order, sums each document's terms in the order
             # rank_bm25 does.
-            totals = np.zeros(self._nslots, dtype=np.float64)
-            hits = np.zeros(self._nslots, dtype=np.bool_)
+            totals = np.zeros(nslots, dtype=np.float64)
+            hits = np.zeros(nslots, dtype=np.bool_)
             for slots, contrib in zip(slot_parts, score_parts, strict=True):
-                totals[slots] += contrib
+                np.add.at(totals, slots, contrib)
                 hits[slots] = True
             matched = np.flatnonzero(hits)
             return matched, totals[matched]
@@ -170,7 +209,11 @@ class Scoring:
         """
         if k is not None:
             check_int(k, "k", low=0)
-        slots, scores = self._match(query_tokens)
+        parts = self._parts(query_tokens)
+        top = self._screened(parts, k) if k is not None else None
+        if top is not None:
+            return self._pairs(self._ids, *top)
+        slots, scores = self._summed(parts, self._nslots)
         order = self._order(scores, k)
         return self._pairs(self._ids, slots[order], scores[order])
 
@@ -196,16 +239,70 @@ class Scoring:
             InvalidInputError: ``chunk_size`` < 1.
         """
         check_int(chunk_size, "chunk_size")
-        slots, scores = self._match(query_tokens)
-        return self._chunks(self._ids, slots, scores, chunk_size)
+        parts = self._parts(query_tokens)
+        top = self._screened(parts, chunk_size)
+        if top is None:
+            slots, scores = self._summed(parts, self._nslots)
+            return self._chunks(self._ids, slots, scores, chunk_size)
+        return self._screened_chunks(self._ids, self._nslots, parts, top, chunk_size)
+
+    @classmethod
+    def _screened_chunks(
+        cls,
+        ids: IdMap,
+        nslots: int,
+        parts: list[tuple[I32, F64]],
+        top: tuple[I64, F64],
+        chunk_size: int,
+    ) -> Iterator[list[tuple[str, float]]]:
+        """The first chunk from the screen; the rest (rarely asked for) from every match,
+        summed when asked for (the term arrays are never changed: still a snapshot)."""
+        yield cls._pairs(ids, *top)
+        if top[0].shape[0] == chunk_size:
+            slots, scores = cls._summed(parts, nslots)
+            yield from cls._chunks(ids, slots, scores, chunk_size, skip=chunk_size)
+
+    def _screened(self, parts: Sequence[tuple[I32, F64]], k: int) -> tuple[I64, F64] | None:
+        """The best ``k`` documents (slots and scores, best first, ties by slot), exactly as
+        :meth:`_summed` and :meth:`_order` give them, without summing every match in float64:
+        None where that would cost no more (:func:`screen_pays`).
+
+        Every match is summed once in float32 into a dense scratch; what could be among the
+        best ``k`` (float32 sum within a margin of the ``k``-th best, :func:`screen_margin`)
+        is summed again exactly. The caller's first chunk, which is usually all it reads,
+        costs one float32 scatter-add per posting and one partial sort of the slots.
+        """
+        nslots = self._nslots
+        if not screen_pays(parts, nslots, k):
+            return None
+        rough = np.zeros(nslots, dtype=np.float32)
+        for slots, contrib in parts:
+            np.add.at(rough, slots, contrib.astype(np.float32))
+        kth = float(np.partition(rough, nslots - k)[nslots - k])
+        floor = kth * (1.0 - screen_margin(len(parts))) if kth > 0 else 0.0
+        near = np.flatnonzero(rough > floor) if floor == 0 else np.flatnonzero(rough >= floor)
+        scores = self._exact(parts, near)
+        order = self._order(scores, k)
+        return near[order].astype(np.int64), scores[order]
+
+    @staticmethod
+    def _exact(parts: Sequence[tuple[I32, F64]], slots: I64) -> F64:
+        """The scores of ``slots`` (ascending), summed in query order as :meth:`_summed`
+        does: the same float64 result."""
+        total = np.zeros(slots.shape[0], dtype=np.float64)
+        for column, contrib in parts:
+            j = np.minimum(np.searchsorted(column, slots), column.shape[0] - 1)
+            hit = column[j] == slots
+            total[hit] += contrib[j[hit]]
+        return total
 
     @classmethod
     def _chunks(
-        cls, ids: IdMap, slots: I64, scores: F64, chunk_size: int
+        cls, ids: IdMap, slots: I64, scores: F64, chunk_size: int, skip: int = 0
     ) -> Iterator[list[tuple[str, float]]]:
         m = scores.shape[0]
-        done = 0
-        want = chunk_size
+        done = skip
+        want = chunk_size + skip
         while done < m:
             # Top `want` by the same total order each round, so each round extends the last.
             order = cls._order(scores, want)
