@@ -56,7 +56,7 @@ def screen_pays(parts: Sequence[tuple[npt.NDArray[np.int32], F64]], nslots: int,
     """Whether the float32 screen ranks the best ``k`` for less than summing every match:
     two terms or more (one is ranked as it is), ``k`` well below the matches, a large index,
     and positive BM25 terms (a zero or negative idf, in a tiny corpus, sums exactly)."""
-    if len(parts) < 2 or nslots < SCREEN_SLOTS or k < 1:
+    if len(parts) < 2 or nslots < SCREEN_SLOTS or not 1 <= k < nslots:
         return False
     postings = sum(slots.shape[0] for slots, _ in parts)
     if 8 * postings < nslots or k * 16 > postings:
@@ -268,9 +268,13 @@ class Scoring:
         None where that would cost no more (:func:`screen_pays`).
 
         Every match is summed once in float32 into a dense scratch; what could be among the
-        best ``k`` (float32 sum within a margin of the ``k``-th best, :func:`screen_margin`)
-        is summed again exactly. The caller's first chunk, which is usually all it reads,
-        costs one float32 scatter-add per posting and one partial sort of the slots.
+        best ``k`` (float32 sum within a margin of a lower bound of the ``k``-th best,
+        :func:`screen_margin`) is summed again exactly. The lower bound is the ``k``-th best
+        float32 sum among the documents holding the query's rarest term of at least ``k``
+        postings (any ``k`` documents bound it from below; those, of the largest idf, are the
+        likeliest to be the best), so the partial sort reads that term's postings, not every
+        slot. The caller's first chunk, which is usually all it reads, costs one float32
+        scatter-add per posting.
         """
         nslots = self._nslots
         if not screen_pays(parts, nslots, k):
@@ -278,7 +282,9 @@ class Scoring:
         rough = np.zeros(nslots, dtype=np.float32)
         for slots, contrib in parts:
             np.add.at(rough, slots, contrib.astype(np.float32))
-        kth = float(np.partition(rough, nslots - k)[nslots - k])
+        sizes = [slots.shape[0] for slots, _ in parts if slots.shape[0] >= k]
+        among = rough[next(s for s, _ in parts if s.shape[0] == min(sizes))] if sizes else rough
+        kth = float(np.partition(among, among.shape[0] - k)[among.shape[0] - k])
         floor = kth * (1.0 - screen_margin(len(parts))) if kth > 0 else 0.0
         near = np.flatnonzero(rough > floor) if floor == 0 else np.flatnonzero(rough >= floor)
         scores = self._exact(parts, near)
