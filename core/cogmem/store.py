@@ -300,12 +300,22 @@ class ChromaStore:
     def stamped(self, ids: Sequence[str]) -> dict[str, Stamped]:
         """The records of ``ids`` with their seq and write stamp (missing ids are absent)."""
         out: dict[str, Stamped] = {}
-        for start in range(0, len(ids), _GET_BATCH):
-            got = self._call(
-                "get", ids=list(ids[start : start + _GET_BATCH]), include=["documents", "metadatas"]
-            )
-            self._take(got, out)
+        self._read_ids(ids, _GET_BATCH, ["documents", "metadatas"], out)
         return out
+
+    def _read_ids(
+        self,
+        ids: Sequence[str],
+        page: int,
+        include: list[str],
+        out: dict[str, Stamped],
+        skip_writer: str | None = None,
+        vectors: dict[str, FloatArray] | None = None,
+    ) -> None:
+        """Read ``ids`` into ``out``, ``page`` at a time (see :meth:`_take`)."""
+        for start in range(0, len(ids), page):
+            got = self._call("get", ids=list(ids[start : start + page]), include=include)
+            self._take(got, out, skip_writer, vectors)
 
     @staticmethod
     def _take(
@@ -348,9 +358,7 @@ class ChromaStore:
             return out
         first = set(got["ids"])
         rest = [i for i in self._call("get", where=where, include=[])["ids"] if i not in first]
-        for start in range(0, len(rest), page):
-            got = self._call("get", ids=rest[start : start + page], include=include)
-            self._take(got, out, skip_writer, vectors)
+        self._read_ids(rest, page, include, out, skip_writer, vectors)
         return out
 
     def existing(self, ids: Sequence[str]) -> set[str]:

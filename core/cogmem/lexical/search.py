@@ -282,8 +282,8 @@ class Scoring:
         rough = np.zeros(nslots, dtype=np.float32)
         for slots, contrib in parts:
             np.add.at(rough, slots, contrib.astype(np.float32))
-        sizes = [slots.shape[0] for slots, _ in parts if slots.shape[0] >= k]
-        among = rough[next(s for s, _ in parts if s.shape[0] == min(sizes))] if sizes else rough
+        enough = [slots for slots, _ in parts if slots.shape[0] >= k]
+        among = rough[min(enough, key=len)] if enough else rough
         kth = float(np.partition(among, among.shape[0] - k)[among.shape[0] - k])
         floor = kth * (1.0 - screen_margin(len(parts))) if kth > 0 else 0.0
         near = np.flatnonzero(rough > floor) if floor == 0 else np.flatnonzero(rough >= floor)
