@@ -7,6 +7,7 @@ already-tokenized documents (:mod:`~cogmem.lexical.index`), one module per conce
 * :mod:`~cogmem.lexical.okapi`: the formulas, one small function each;
 * :mod:`~cogmem.lexical.postings`: the packed postings and their CSR helpers;
 * :mod:`~cogmem.lexical.search`: scoring queries, the best matches, ranked chunks;
+* :mod:`~cogmem.lexical.topk`: the best ``k`` of a large index without summing every match;
 * :mod:`~cogmem.lexical.persistence`: saving and loading, checked.
 
 Scores equal ``rank_bm25.BM25Okapi(corpus, k1=k1, b=b, epsilon=ε).get_scores(query)`` on the live

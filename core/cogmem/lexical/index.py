@@ -55,7 +55,8 @@ from .postings import (
     reserve,
     stable_argsort,
 )
-from .search import F64, Scoring
+from .search import Scoring
+from .topk import Term
 
 __all__ = ["BM25Index"]
 
@@ -113,7 +114,7 @@ class BM25Index(Scoring, Persistence):
         self._big: dict[int, dict[int, int]] = {}  # term id -> slot -> tf, for tf >= TF_CAP
         self._df: I64 = np.zeros(0, dtype=np.int64)  # live document frequency
         self._stats_cache: tuple[int, float, float] | None = None
-        self._terms: OrderedDict[int, tuple[I32, F64]] = OrderedDict()  # cogmem.lexical.search
+        self._terms: OrderedDict[int, Term] = OrderedDict()  # cogmem.lexical.search
         self._terms_held = 0
 
     # -- properties ----------------------------------------------------------------------------

@@ -4,11 +4,12 @@ A mixin of :class:`~cogmem.lexical.index.BM25Index` (one module per concern); th
 :mod:`cogmem.lexical.okapi`. A query costs O(postings of its terms): a dense scratch array is
 used only when the postings number at least an eighth of the slots (one scatter-add per term
 into it, never a concatenation of every posting). In a large index, the best ``k`` (a search's
-``k``, the first chunk of :meth:`Scoring.ranked`) are screened in float32 and only those near
-the top summed exactly (:meth:`Scoring._screened`): the same result. The mean idf is recomputed
-lazily, at the first query after a write, in O(vocabulary) numpy work; so are each term's BM25
-terms, which are kept from one query to the next until a write (at most ``TERM_CACHE``
-postings): the common words of a large index are weighed once, not at every query.
+``k``, the first chunk of :meth:`Scoring.ranked`) are found without summing every match
+(:mod:`cogmem.lexical.topk`: MaxScore, else a float32 screen): the same result. The mean idf
+is recomputed lazily, at the first query after a write, in O(vocabulary) numpy work; so are
+each term's BM25 terms, which are kept from one query to the next until a write (at most
+``TERM_CACHE`` postings): the common words of a large index are weighed once, not at every
+query.
 """
 
 from __future__ import annotations
@@ -26,42 +27,12 @@ from cogmem.idmap import IdMap
 
 from .okapi import floored_idf, idf_floor, length_norm, term_weight
 from .postings import I32, I64, Bool, Rows, check_query
+from .topk import F64, Term, best, order
 
-__all__ = ["TERM_CACHE", "Scoring", "screen_margin", "screen_pays"]
+__all__ = ["TERM_CACHE", "Scoring"]
 
 TERM_CACHE = 1 << 22
 """Postings whose BM25 terms are kept between queries (12 bytes each: at most 48 MB)."""
-
-F64 = npt.NDArray[np.float64]
-
-SCREEN_SLOTS = 1 << 16
-"""Below this many slots, every match is summed exactly (it costs little)."""
-
-_TINY = 1e-30  # the smallest BM25 term the float32 screen trusts (float32's is ~1e-38)
-
-
-def screen_margin(terms: int) -> float:
-    """How far below the ``k``-th best float32 sum a document may be and still be among the
-    best ``k`` exactly: ``(terms + 1) · 2⁻²⁰``, unitless.
-
-    A sum of ``t`` positive float64 terms, each rounded to float32 and added in float32, is
-    within ``ε = 2t · 2⁻²⁴`` of its exact value (relative). The ``k``-th best float32 sum is then
-    at most ``(1 + ε)`` times the ``k``-th best exact one, and every document of the best ``k``
-    at least ``(1 − ε)`` times it: a margin of ``4ε ≤ (t + 1) · 2⁻²⁰`` keeps them all.
-    """
-    return (terms + 1) * 2.0**-20
-
-
-def screen_pays(parts: Sequence[tuple[npt.NDArray[np.int32], F64]], nslots: int, k: int) -> bool:
-    """Whether the float32 screen ranks the best ``k`` for less than summing every match:
-    two terms or more (one is ranked as it is), ``k`` well below the matches, a large index,
-    and positive BM25 terms (a zero or negative idf, in a tiny corpus, sums exactly)."""
-    if len(parts) < 2 or nslots < SCREEN_SLOTS or not 1 <= k < nslots:
-        return False
-    postings = sum(slots.shape[0] for slots, _ in parts)
-    if 8 * postings < nslots or k * 16 > postings:
-        return False
-    return all(contrib.shape[0] == 0 or float(contrib.min()) > _TINY for _, contrib in parts)
 
 
 class Scoring:
@@ -80,7 +51,7 @@ class Scoring:
     _stats_cache: tuple[int, float, float] | None
     # Each term's live postings and their BM25 terms, kept between queries until the next
     # write (cleared with the stats): at most TERM_CACHE postings, the least recent let go.
-    _terms: OrderedDict[int, tuple[I32, F64]]
+    _terms: OrderedDict[int, Term]
     _terms_held: int
 
     if TYPE_CHECKING:
@@ -103,7 +74,7 @@ class Scoring:
         self._stats_cache = stats
         return stats
 
-    def _parts(self, query_tokens: Sequence[str]) -> list[tuple[I32, F64]]:
+    def _parts(self, query_tokens: Sequence[str]) -> list[Term]:
         """Each query term's live postings and BM25 terms, in query order (terms no live
         document holds left out)."""
         query = check_query(query_tokens)
@@ -123,13 +94,13 @@ class Scoring:
         return self._summed(self._parts(query_tokens), self._nslots)
 
     @staticmethod
-    def _summed(parts: Sequence[tuple[I32, F64]], nslots: int) -> tuple[I64, F64]:
+    def _summed(parts: Sequence[Term], nslots: int) -> tuple[I64, F64]:
         """Every document the ``parts`` hold (slots ascending, below ``nslots``), and its
         score: its terms summed in query order from 0.0."""
         if not parts:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        slot_parts = [slots for slots, _ in parts]
-        score_parts = [contrib for _, contrib in parts]
+        slot_parts = [term.slots for term in parts]
+        score_parts = [term.contrib for term in parts]
         if len(slot_parts) == 1:
             return slot_parts[0].astype(np.int64), score_parts[0] + 0.0
         if 8 * sum(p.shape[0] for p in slot_parts) >= nslots:
@@ -150,7 +121,7 @@ class Scoring:
         sums = np.bincount(inverse, weights=all_scores, minlength=unique.shape[0])
         return unique.astype(np.int64), np.asarray(sums, dtype=np.float64)
 
-    def _term(self, tid: int) -> tuple[I32, F64]:
+    def _term(self, tid: int) -> Term:
         """Term ``tid``'s live postings (slots ascending) and each one's BM25 term,
         ``idf · tf·(k1+1) / (tf + k1·norm)``: from the cache, else weighed and cached (the
         arrays are shared: never change them)."""
@@ -168,25 +139,14 @@ class Scoring:
             live = self._alive[slots]
             slots, tf = slots[live], tf[live]
         norm = length_norm(self._dl[slots], avgdl, self._k1, self._b)
-        part = (slots, term_weight(tf, floored_idf(d, n, floor), norm, self._k1))
+        part = Term.weighed(slots, term_weight(tf, floored_idf(d, n, floor), norm, self._k1))
         terms[tid] = part
         self._terms_held += slots.shape[0]
         while self._terms_held > TERM_CACHE and len(terms) > 1:
-            self._terms_held -= terms.popitem(last=False)[1][0].shape[0]
+            self._terms_held -= terms.popitem(last=False)[1].slots.shape[0]
         return part
 
-    @staticmethod
-    def _order(scores: F64, k: int | None) -> I64:
-        """Indices of the top ``k`` (all if None) by score desc, then index asc."""
-        m = scores.shape[0]
-        neg = -scores
-        if k is None or k >= m:
-            return np.argsort(neg, kind="stable")
-        if k == 0:
-            return np.zeros(0, dtype=np.int64)
-        threshold = np.partition(neg, k - 1)[k - 1]
-        candidates = np.flatnonzero(neg <= threshold)
-        return candidates[np.argsort(neg[candidates], kind="stable")[:k]]
+    _order = staticmethod(order)
 
     @staticmethod
     def _pairs(ids: IdMap, slots: I64, scores: F64) -> list[tuple[str, float]]:
@@ -251,7 +211,7 @@ class Scoring:
         cls,
         ids: IdMap,
         nslots: int,
-        parts: list[tuple[I32, F64]],
+        parts: list[Term],
         top: tuple[I64, F64],
         chunk_size: int,
     ) -> Iterator[list[tuple[str, float]]]:
@@ -262,45 +222,11 @@ class Scoring:
             slots, scores = cls._summed(parts, nslots)
             yield from cls._chunks(ids, slots, scores, chunk_size, skip=chunk_size)
 
-    def _screened(self, parts: Sequence[tuple[I32, F64]], k: int) -> tuple[I64, F64] | None:
+    def _screened(self, parts: Sequence[Term], k: int) -> tuple[I64, F64] | None:
         """The best ``k`` documents (slots and scores, best first, ties by slot), exactly as
-        :meth:`_summed` and :meth:`_order` give them, without summing every match in float64:
-        None where that would cost no more (:func:`screen_pays`).
-
-        Every match is summed once in float32 into a dense scratch; what could be among the
-        best ``k`` (float32 sum within a margin of a lower bound of the ``k``-th best,
-        :func:`screen_margin`) is summed again exactly. The lower bound is the ``k``-th best
-        float32 sum among the documents holding the query's rarest term of at least ``k``
-        postings (any ``k`` documents bound it from below; those, of the largest idf, are the
-        likeliest to be the best), so the partial sort reads that term's postings, not every
-        slot. The caller's first chunk, which is usually all it reads, costs one float32
-        scatter-add per posting.
-        """
-        nslots = self._nslots
-        if not screen_pays(parts, nslots, k):
-            return None
-        rough = np.zeros(nslots, dtype=np.float32)
-        for slots, contrib in parts:
-            np.add.at(rough, slots, contrib.astype(np.float32))
-        enough = [slots for slots, _ in parts if slots.shape[0] >= k]
-        among = rough[min(enough, key=len)] if enough else rough
-        kth = float(np.partition(among, among.shape[0] - k)[among.shape[0] - k])
-        floor = kth * (1.0 - screen_margin(len(parts))) if kth > 0 else 0.0
-        near = np.flatnonzero(rough > floor) if floor == 0 else np.flatnonzero(rough >= floor)
-        scores = self._exact(parts, near)
-        order = self._order(scores, k)
-        return near[order].astype(np.int64), scores[order]
-
-    @staticmethod
-    def _exact(parts: Sequence[tuple[I32, F64]], slots: I64) -> F64:
-        """The scores of ``slots`` (ascending), summed in query order as :meth:`_summed`
-        does: the same float64 result."""
-        total = np.zeros(slots.shape[0], dtype=np.float64)
-        for column, contrib in parts:
-            j = np.minimum(np.searchsorted(column, slots), column.shape[0] - 1)
-            hit = column[j] == slots
-            total[hit] += contrib[j[hit]]
-        return total
+        :meth:`_summed` and :meth:`_order` give them, without summing every match in float64
+        (:func:`cogmem.lexical.topk.best`): None where that would cost no more."""
+        return best(parts, self._nslots, k)
 
     @classmethod
     def _chunks(
