@@ -290,20 +290,20 @@ def test_the_vectors_a_query_of_chroma_returns_are_not_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A search of a namespace Chroma answers reads the dense hits' vectors in its query, and
-    asks Chroma's ``get`` only for the hits its words found alone."""
+    asks Chroma's ``get`` only for what its words found (while the dense list is taken, so
+    before it is known which of them the query found too): never for a dense hit alone."""
     import cogmem.namespace
 
+    query = "astronomy soil 3"
     monkeypatch.setattr(cogmem.namespace, "EXACT_SCAN", 50)
     with CognitiveMemory(path=tmp_path, embedder=HashingEmbedder(DIM)) as mem:
         fill(mem)
         asked = count_vector_reads(monkeypatch)
-        found = mem.search("astronomy soil 3", now=NOW, reinforce=False, top_k=100)
-        dense = {
-            i
-            for i, _ in internals.namespace(mem).nearest(
-                HashingEmbedder(DIM).embed(["astronomy soil 3"]), 50
-            )[0]
-        }
+        found = mem.search(query, now=NOW, reinforce=False, top_k=100)
+        namespace = internals.namespace(mem)
+        dense = {i for i, _ in namespace.nearest(HashingEmbedder(DIM).embed([query]), 50)[0]}
+        words = {i for i, _ in next(iter(namespace.ranked(namespace.tokens(query), 50)))}
     read = {i for batch in asked for i in batch}
-    assert read and not read & dense
+    assert len(asked) == 1  # one call, aside
+    assert words - dense and read == words
     assert {r.id for r in found} <= read | dense

@@ -52,7 +52,7 @@ def test_a_namespace_chroma_answers_has_chroma_load_its_index_on_the_side(
     assert through_chroma[0] == scanned[0] and len(through_chroma) == 5
     # One query on the side (usually first; the search does not wait for it) and the
     # search's, itself on a thread beside the BM25 match (cogmem.aside).
-    assert sorted(queries) == ["cogmem-aside", "cogmem-warmup"]
+    assert sorted(name.split("_")[0] for name in queries) == ["cogmem-aside", "cogmem-warmup"]
 
 
 def test_a_namespace_scanned_never_has_chroma_load_its_index(
@@ -90,7 +90,7 @@ def test_a_query_on_the_side_that_fails_fails_the_search_by_name(
     original = ChromaStore._call
 
     def fail_on_the_side(self: ChromaStore, method: str, **kwargs: Any) -> Any:
-        if threading.current_thread().name == "cogmem-aside":
+        if threading.current_thread().name.startswith("cogmem-aside"):
             kwargs = {**kwargs, "n_results": -1}  # Chroma refuses it
         return original(self, method, **kwargs)
 

@@ -2,45 +2,63 @@
 
 Chroma's query releases the GIL while it searches its HNSW index, and cogmem's BM25 match
 holds it; a search of a namespace Chroma answers starts the query with :func:`run_aside`, matches
-the words meanwhile, and then takes the query's result. A plain thread per call (not a pool:
-a pool's idle threads do not survive a ``fork``, and a forked child would wait on them).
+the words meanwhile, and then takes the query's result. The threads are the process's own
+(``ASIDE_THREADS``, started on first use; a thread started per call cost three times as
+much), and a forked child starts its own: a pool's threads do not survive a ``fork``, and a
+child would wait on them.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
-__all__ = ["Aside", "run_aside"]
+__all__ = ["ASIDE_THREADS", "Aside", "run_aside"]
 
 T = TypeVar("T")
 
+ASIDE_THREADS = 4
+"""Calls run aside at once in a process (a search runs two: Chroma's query and its ``get``)."""
+
 
 class Aside(Generic[T]):
-    """A call under way on its own thread; calling this object waits for its result, or
-    raises what the call raised."""
+    """A call under way on a thread of the process's own; calling this object waits for its
+    result, or raises what the call raised."""
 
     def __init__(self, call: Callable[[], T]) -> None:
-        self._call = call
-        self._result: T | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="cogmem-aside", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._result = self._call()
-        except BaseException as exc:  # handed to the caller, who raises it
-            self._error = exc
+        self._future: Future[T] = _threads().submit(call)
 
     def __call__(self) -> T:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._result  # type: ignore[return-value]  # set when no error was raised
+        return self._future.result()
 
 
 def run_aside(call: Callable[[], T]) -> Aside[T]:
     """Start ``call`` on a thread of its own."""
     return Aside(call)
+
+
+# The process's threads for calls aside, started on first use.
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+
+
+def _threads() -> ThreadPoolExecutor:
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(
+                ThreadPoolExecutor(max_workers=ASIDE_THREADS, thread_name_prefix="cogmem-aside")
+            )
+        return _POOL[0]
+
+
+def _forget_parent_threads() -> None:
+    global _POOL_LOCK
+    _POOL.clear()
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_parent_threads)

@@ -120,18 +120,37 @@ class DenseLeg:
     def vectors(self, ids: Sequence[str]) -> dict[str, FloatArray]:
         """The embeddings of ``ids``: from the index's vector file, the held adds, and Chroma
         for the rest (which the vector file then keeps). Unknown ids are absent."""
+        return self.vectors_soon(ids, aside=False)()
+
+    def vectors_soon(
+        self, ids: Sequence[str], *, aside: bool = True
+    ) -> Callable[[], dict[str, FloatArray]]:
+        """:meth:`vectors`, to be taken by calling what this returns; with ``aside``, what
+        Chroma is asked for is read on a thread of its own meanwhile (:mod:`cogmem.aside`).
+        What the namespace holds is read now, and kept (the vector file) when taken."""
         index = self.index
         found = index.vectors(ids)
         rest = [i for i in ids if i not in found]
         if rest and self._held:
             found.update(self._held.vectors(rest))
             rest = [i for i in rest if i not in found]
-        if rest:
-            fetched = self._store.vectors(rest)
+        if not rest:
+            return lambda: found
+        store = self._store
+
+        def read() -> dict[str, FloatArray]:
+            return store.vectors(rest)
+
+        fetch = run_aside(read) if aside else read
+
+        def taken() -> dict[str, FloatArray]:
+            fetched = fetch()
             found.update(fetched)
             if index.keep_vectors(fetched):
                 self._saved = False
-        return found
+            return found
+
+        return taken
 
     # ------------------------------------------------------------------ vector widths
     def width(self) -> int | None:

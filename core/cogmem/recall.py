@@ -301,6 +301,9 @@ def candidates(
             if len(lexical) >= config.k_sparse:
                 break
         lexical = lexical[: config.k_sparse]
+    # The words-only hits' vectors are read (from Chroma, aside) while the dense list is
+    # taken; which hits are words-only is not known yet, so every lexical hit is asked for.
+    early = namespace.vectors_soon([i for i, _ in lexical]) if soon is not None else None
     if soon is not None:
 
         def passing(found: list[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -319,13 +322,7 @@ def candidates(
         dense = dense[:want]
     cosine = dict(dense)
     keep = list(dict.fromkeys([i for i, _ in dense] + [i for i, _ in lexical]))
-    # Vectors are read only where they are used: the cosine of a lexical-only hit, and the
-    # similarity between versions when facts are among the candidates.
     chosen = {i: kept.get(i) or records[i] for i in keep}
-    facts = any(r.memory_type in ("semantic", "core") for r in chosen.values())
-    need = keep if facts else [i for i in keep if i not in cosine]
-    vectors = {i: seen[i] for i in need if i in seen}
-    vectors.update(namespace.vectors([i for i in need if i not in vectors]))
     dense_rank = {i: n for n, (i, _) in enumerate(dense, start=1)}
     lexical_rank = {i: n for n, (i, _) in enumerate(lexical, start=1)}
     bm25 = dict(lexical)
@@ -333,6 +330,15 @@ def candidates(
         missing = [i for i in keep if i not in bm25]
         if missing:
             bm25.update(namespace.bm25_scores(tokens, missing))
+    # Vectors are read only where they are used: the cosine of a lexical-only hit, and the
+    # similarity between versions when facts are among the candidates.
+    facts = any(r.memory_type in ("semantic", "core") for r in chosen.values())
+    need = keep if facts else [i for i in keep if i not in cosine]
+    vectors = {i: seen[i] for i in need if i in seen}
+    if early is not None:
+        read = early()
+        vectors.update((i, read[i]) for i in need if i not in vectors and i in read)
+    vectors.update(namespace.vectors([i for i in need if i not in vectors]))
     lexical_only = {i: vectors[i] for i in keep if i not in cosine and i in vectors}
     cosine.update(_cosines(query.vector, lexical_only))
     if query.passages is not None:
