@@ -16,7 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Generic, TypeVar
 
-__all__ = ["ASIDE_THREADS", "Aside", "run_aside"]
+__all__ = ["ASIDE_THREADS", "Aside", "ProcessThreads", "run_aside"]
 
 T = TypeVar("T")
 
@@ -24,12 +24,38 @@ ASIDE_THREADS = 4
 """Calls run aside at once in a process (a search runs two: Chroma's query and its ``get``)."""
 
 
+class ProcessThreads:
+    """A pool of threads of the process's own, started on first use. A forked child has none
+    of its parent's threads: it starts a pool of its own (waiting on the parent's would wait
+    forever)."""
+
+    def __init__(self, workers: int, name: str) -> None:
+        self._workers, self._name = workers, name
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forget)
+
+    def pool(self) -> ThreadPoolExecutor:
+        """The pool, started now if it was not."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix=self._name)
+            return self._pool
+
+    def _forget(self) -> None:
+        self._pool, self._lock = None, threading.Lock()
+
+
+_THREADS = ProcessThreads(ASIDE_THREADS, "cogmem-aside")
+
+
 class Aside(Generic[T]):
     """A call under way on a thread of the process's own; calling this object waits for its
     result, or raises what the call raised."""
 
     def __init__(self, call: Callable[[], T]) -> None:
-        self._future: Future[T] = _threads().submit(call)
+        self._future: Future[T] = _THREADS.pool().submit(call)
 
     def __call__(self) -> T:
         return self._future.result()
@@ -38,27 +64,3 @@ class Aside(Generic[T]):
 def run_aside(call: Callable[[], T]) -> Aside[T]:
     """Start ``call`` on a thread of its own."""
     return Aside(call)
-
-
-# The process's threads for calls aside, started on first use.
-_POOL: list[ThreadPoolExecutor] = []
-_POOL_LOCK = threading.Lock()
-
-
-def _threads() -> ThreadPoolExecutor:
-    with _POOL_LOCK:
-        if not _POOL:
-            _POOL.append(
-                ThreadPoolExecutor(max_workers=ASIDE_THREADS, thread_name_prefix="cogmem-aside")
-            )
-        return _POOL[0]
-
-
-def _forget_parent_threads() -> None:
-    global _POOL_LOCK
-    _POOL.clear()
-    _POOL_LOCK = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_parent_threads)

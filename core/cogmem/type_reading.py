@@ -16,12 +16,11 @@ the parent's would wait forever).
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from dataclasses import replace
 
+from .aside import ProcessThreads
 from .errors import InvalidInputError
 from .records import MEMORY_TYPES, MemoryRecord, MemoryType
 
@@ -63,7 +62,7 @@ class TypeReading:
 
 def start_reading(classify: Classify, texts: list[str], positions: list[int]) -> TypeReading:
     """Start reading ``texts`` (the inputs at ``positions``) on the process's reading thread."""
-    return TypeReading(_background().submit(classify, texts), positions)
+    return TypeReading(_READER.pool().submit(classify, texts), positions)
 
 
 def _read_type(kind: str) -> MemoryType:
@@ -74,23 +73,5 @@ def _read_type(kind: str) -> MemoryType:
     raise InvalidInputError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}; got {kind!r}")
 
 
-# The process's reading thread, started on first use.
-_READERS: list[ThreadPoolExecutor] = []
-_READERS_LOCK = threading.Lock()
-
-
-def _background() -> ThreadPoolExecutor:
-    with _READERS_LOCK:
-        if not _READERS:
-            _READERS.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="cogmem-read"))
-        return _READERS[0]
-
-
-def _forget_parent_readers() -> None:
-    global _READERS_LOCK
-    _READERS.clear()
-    _READERS_LOCK = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_parent_readers)
+# The process's reading thread, started on first use (a forked child starts its own).
+_READER = ProcessThreads(1, "cogmem-read")
