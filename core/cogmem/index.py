@@ -294,7 +294,10 @@ class NamespaceIndex:
 
     def keep_vectors(self, found: Mapping[str, FloatArray]) -> int:
         """Keep the embeddings of held memories that have none kept (e.g. read from Chroma);
-        returns how many were written."""
+        returns how many were written (none past the limit: Chroma holds them)."""
+        if len(self.records) > self._vector_limit:
+            self._drop_vectors()
+            return 0
         records = self.records
         slots = records.column("vec")
         rows: list[int] = []
