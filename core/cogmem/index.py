@@ -295,8 +295,7 @@ class NamespaceIndex:
     def keep_vectors(self, found: Mapping[str, FloatArray]) -> int:
         """Keep the embeddings of held memories that have none kept (e.g. read from Chroma);
         returns how many were written (none past the limit: Chroma holds them)."""
-        if len(self.records) > self._vector_limit:
-            self._drop_vectors()
+        if self._past_limit():
             return 0
         records = self.records
         slots = records.column("vec")
@@ -323,6 +322,14 @@ class NamespaceIndex:
         if len(self.records) > limit:
             self._drop_vectors()
 
+    def _past_limit(self) -> bool:
+        """Whether the index holds more memories than vectors are kept for (the vector file
+        is then let go)."""
+        if len(self.records) > self._vector_limit:
+            self._drop_vectors()
+            return True
+        return False
+
     def _drop_vectors(self) -> None:
         file, self._vectors = self._vectors, None
         if file is None:
@@ -337,8 +344,7 @@ class NamespaceIndex:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim != 2 or matrix.shape[0] != len(ids) or not ids:
             return 0
-        if len(self.records) > self._vector_limit:
-            self._drop_vectors()
+        if self._past_limit():
             return 0
         try:
             file = self._vectors

@@ -126,14 +126,19 @@ def screen_pays(parts: Sequence[Term], nslots: int, k: int) -> bool:
     return all(not term.slots.shape[0] or term.low > _TINY for term in parts)
 
 
+def _rarest(parts: Sequence[Term], k: int) -> Term | None:
+    """The word of fewest documents among those holding at least ``k`` (None: no word does)."""
+    enough = [t for t in parts if t.slots.shape[0] >= k]
+    return min(enough, key=lambda t: t.slots.shape[0]) if enough else None
+
+
 def _threshold(parts: Sequence[Term], k: int) -> float | None:
     """A lower bound of the ``k``-th best score: the ``k``-th best exact score among the
     ``SEED · k`` documents where the rarest word holding ``k`` weighs most (any ``k`` documents
     bound it from below). None when no word holds ``k``."""
-    enough = [t for t in parts if t.slots.shape[0] >= k]
-    if not enough:
+    rare = _rarest(parts, k)
+    if rare is None:
         return None
-    rare = min(enough, key=lambda t: t.slots.shape[0])
     past = rare.contrib.shape[0] - SEED * k  # the seed: what follows this in a partition
     seed = rare.slots if past <= 0 else rare.slots[np.argpartition(rare.contrib, past)[past:]]
     scores = exact(parts, np.sort(seed))
@@ -187,8 +192,8 @@ def screened(parts: Sequence[Term], nslots: int, k: int) -> tuple[I64, F64]:
     rough = np.zeros(nslots, dtype=np.float32)
     for term in parts:
         np.add.at(rough, term.slots, term.contrib.astype(np.float32))
-    enough = [t.slots for t in parts if t.slots.shape[0] >= k]
-    among = rough[min(enough, key=len)] if enough else rough
+    rare = _rarest(parts, k)
+    among = rough if rare is None else rough[rare.slots]
     kth = float(np.partition(among, among.shape[0] - k)[among.shape[0] - k])
     floor = kth * (1.0 - screen_margin(len(parts))) if kth > 0 else 0.0
     near = np.flatnonzero(rough > floor) if floor == 0 else np.flatnonzero(rough >= floor)
