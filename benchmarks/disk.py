@@ -51,6 +51,7 @@ _DERIVED = (
     (".vectors", "vector slots"),
     (".records.pkl", "record table"),
     (".bm25.npz", "bm25 arrays"),
+    (".changes", "changes since the saved index"),
 )
 
 

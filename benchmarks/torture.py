@@ -68,7 +68,7 @@ from benchmarks.torture_writer import DIM, NOW, expected  # noqa: E402
 from cogmem import CogmemError, CognitiveMemory  # noqa: E402
 from cogmem.testing import HashingEmbedder  # noqa: E402
 
-FILE_KINDS = ("records", "bm25", "vectors", "journal", "mirror")
+FILE_KINDS = ("records", "bm25", "vectors", "changes", "journal", "mirror")
 DAMAGES = ("bytes", "bit", "block", "cut", "delete")
 
 
@@ -108,6 +108,16 @@ class Run:
             self.named[args[0]] += 1
         elif word == "unnamed":
             self.unnamed.append(rest[0] if rest else "")
+
+    def then(self, later: Run) -> None:
+        """Take in what a later writer of the same store said."""
+        self.acked = (self.acked - later.deleted) | later.acked
+        self.deleted = (self.deleted | later.deleted) - later.acked
+        self.failed = (self.failed | later.failed) - self.acked
+        self.versions.update(later.versions)
+        self.hidden += later.hidden
+        self.named.update(later.named)
+        self.unnamed += later.unnamed
 
 
 def _child(
@@ -192,6 +202,7 @@ def derived_file(folder: Path, kind: str) -> Path | None:
         "records": "*.records.pkl",
         "bm25": "*.bm25.npz",
         "vectors": "*.vectors",
+        "changes": "*.changes",
         "journal": "*.journal",
         "mirror": "*.journal.mirror",
     }[kind]
@@ -433,19 +444,20 @@ def corrupt_trials(work: Path, trials: int, seed: int) -> Tally:
     """Damage each derived file kind ``trials`` times (a copy of one base store each time)."""
     tally = Tally()
     rng = random.Random(seed)
-    closed, killed = work / "base-closed", work / "base-killed"
+    closed, killed, changed = work / "base-closed", work / "base-killed", work / "base-changed"
     base_closed = write(closed, seed, 260)
     # A writer that closed once (saved index, vector file), then wrote again and was killed.
     base_killed = write(killed, seed + 1, 200)
-    more = write(killed, seed + 2, 40, kill_after=10**9, start=200)  # killed when done
-    base_killed.acked |= more.acked
-    base_killed.deleted = (base_killed.deleted | more.deleted) - more.acked
-    base_killed.named.update(more.named)
-    base_killed.unnamed += more.unnamed
+    base_killed.then(write(killed, seed + 2, 40, kill_after=10**9, start=200))  # when done
+    # A namespace Chroma answers (no vector file) closed twice: the second close saved its
+    # changes alone.
+    base_changed = write(changed, seed + 3, 200, mode="changes")
+    base_changed.then(write(changed, seed + 4, 40, start=200, mode="changes"))
+    bases = {"journal": killed, "mirror": killed, "changes": changed}
+    runs = {killed: base_killed, changed: base_changed, closed: base_closed}
     for kind in FILE_KINDS:
-        base, run = (
-            (killed, base_killed) if kind in ("journal", "mirror") else (closed, base_closed)
-        )
+        base = bases.get(kind, closed)
+        run = runs[base]
         for n in range(trials):
             trial = work / f"{kind}-{n}"
             shutil.copytree(base, trial)

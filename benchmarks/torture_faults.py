@@ -24,7 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.torture import ROOT, Run, Tally, check, write
+from benchmarks.torture import ROOT, Tally, check, write
 from benchmarks.torture_writer import DIM
 
 __all__ = [
@@ -53,7 +53,7 @@ def reuse_trials(work: Path, trials: int, seed: int) -> Tally:
         more = write(
             folder, seed + 1000 + n, 300, kill_after=rng.randrange(10, 200), start=120, mode="reuse"
         )
-        _follow(run, more)
+        run.then(more)
         tally.faults["reuse+kill"] += 1
         tally.merge(check(folder, run, f"reuse-{n}"))
         shutil.rmtree(folder, ignore_errors=True)
@@ -183,17 +183,6 @@ def lock_trials(work: Path, trials: int, seed: int) -> Tally:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _follow(run: Run, more: Run) -> None:
-    """Fold a later writer's run into ``run`` (its acknowledgements and deletes win)."""
-    run.acked = (run.acked - more.deleted) | more.acked
-    run.deleted = (run.deleted | more.deleted) - more.acked
-    run.failed = (run.failed | more.failed) - run.acked
-    run.versions.update(more.versions)
-    run.hidden += more.hidden
-    run.named.update(more.named)
-    run.unnamed += more.unnamed
 
 
 def _journal(folder: Path) -> Path | None:

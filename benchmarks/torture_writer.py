@@ -15,7 +15,10 @@ by class). Its modes add one fault each:
 * ``close_race``: three threads add while the main thread closes the memory;
 * ``tenants``: each memory goes to one of five namespaces (:func:`spot`), and the memory
   keeps two open (``open_namespaces=2``): namespaces are written out and closed, and opened
-  again, between calls.
+  again, between calls;
+* ``changes``: as ``plain``, but the namespace is one Chroma answers (as past ``EXACT_SCAN``
+  memories: no vector file) and a close saves its changes alone however many
+  (:mod:`cogmem.changes`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ __all__ = ["DIM", "MODES", "NOW", "expected", "spot", "writer"]
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 DIM = 64
-MODES = ("plain", "reuse", "flaky", "drop", "close_race", "tenants")
+MODES = ("plain", "reuse", "flaky", "drop", "close_race", "tenants", "changes")
 _TAGS = ("home", "work", "health", "travel")
 
 
@@ -98,6 +101,12 @@ def writer(
     """Write ``count`` memories ``m<start>`` on (see the module docstring), printing each
     outcome; then close (or wait to be killed). Exceptions are printed and the work goes on."""
     rng = random.Random(seed)
+    if mode == "changes":
+        import cogmem.changes
+        import cogmem.namespace
+
+        cogmem.namespace.EXACT_SCAN = 50  # type: ignore[misc]
+        cogmem.changes.CHANGES_SHARE = 1  # type: ignore[misc]
     config = CognitiveMemoryConfig(
         disk_reserve_mb=reserve_mb, open_namespaces=2 if mode == "tenants" else 32
     )

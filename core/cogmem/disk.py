@@ -1,4 +1,5 @@
-"""The disk under a folder store: free space before a write, and its errors as cogmem's.
+"""The disk under a folder store: free space before a write, its errors as cogmem's, and a
+file written whole or not at all.
 
 Why a free-space check: Chroma's embedded store does not survive running out of disk. The
 write that fills it fails with ``database or disk is full``; later writes in the same process
@@ -22,9 +23,11 @@ SQLite's temporary files and Chroma's compaction of its log into segments.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .errors import DiskFullError, StorageError
@@ -36,6 +39,7 @@ __all__ = [
     "is_disk_full",
     "storage_error",
     "update_bytes",
+    "write_atomically",
 ]
 
 _PER_RECORD = 4096
@@ -130,3 +134,31 @@ def storage_error(
 
 def _mb(value: int) -> str:
     return f"{value / 2**20:.1f} MiB"
+
+
+def write_atomically(path: Path, pieces: Iterable[bytes | memoryview]) -> None:
+    """Write ``pieces`` back to back as ``path``: to a temporary file in its folder, synced,
+    renamed over it and the folder synced, so ``path`` is the old file or the new one, never
+    a part, and stays so through a power cut.
+
+    Raises:
+        OSError: The disk refused; ``path`` is as it was and no temporary file is left.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for piece in pieces:
+                fh.write(piece)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # the rename itself, on a POSIX system
+        with contextlib.suppress(OSError):
+            folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)

@@ -40,12 +40,11 @@ file is an anonymous temporary one, filled again as searches need vectors.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import io
 import logging
 import math
-import os
 import re
-import tempfile
 import uuid
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -56,6 +55,8 @@ import numpy as np
 
 from . import records_file
 from .aside import run_aside
+from .changes import ChangeLog, changes_path, read_changes, write_changes
+from .disk import write_atomically
 from .errors import StoreError
 from .lexical import BM25Index, Tokenizer
 from .listing import matching
@@ -107,6 +108,9 @@ class NamespaceIndex:
         #: only with them; an id added again is removed first).
         self.adds = 0
         self.removes = 0
+        #: What changed since the saved copy this index extends (a save then writes only
+        #: that while it is little: :mod:`cogmem.changes`).
+        self.changes = ChangeLog()
         self._vector_home = vector_home
         self._vectors: VectorFile | None = None  # created with the first vector kept
         self._vector_limit = math.inf  # see limit_vectors
@@ -152,6 +156,7 @@ class NamespaceIndex:
             self._rebuild_timeline()
             raise
         self.horizon = max([self.horizon, *(w for w in marks if w is not None)])
+        self.changes.touch(r.id for r in records)
         if vectors is not None:
             self._keep(rows, [r.id for r in records], vectors)
 
@@ -160,6 +165,7 @@ class NamespaceIndex:
         for memory_id, stamp in zip(ids, stamps, strict=True):
             self.records.put_stamp(memory_id, stamp)
         self.horizon = max([self.horizon, *stamps])
+        self.changes.touch(ids)
 
     def update(self, records: Iterable[MemoryRecord], stamp: int | None = None) -> None:
         """Replace the mutable fields of held memories (text, creation and seq never change;
@@ -167,6 +173,7 @@ class NamespaceIndex:
         for record in records:
             if record.id in self.records:
                 self.records.put(record, stamp=stamp)
+                self.changes.touch((record.id,))
         if stamp is not None:
             self.horizon = max(self.horizon, stamp)
 
@@ -176,6 +183,7 @@ class NamespaceIndex:
         if not gone:
             return
         self.removes += 1
+        self.changes.drop(gone)
         # Their tokens spare the BM25 index a scan of its postings (it keeps no forward index).
         texts = (self.records.text(self.records.row(i)) for i in gone)
         self.bm25.remove_many(gone, self.tokenizer.tokenize_many(texts))
@@ -405,6 +413,7 @@ class NamespaceIndex:
         for i in held:
             record, _, stamp = stored[i]
             self.records.put(record, stamp=stamp)
+        self.changes.touch(held)
         if missing:
             self.add(
                 [stored[i][0] for i in missing],
@@ -423,15 +432,21 @@ class NamespaceIndex:
 
     # ------------------------------------------------------------------ persistence
     def save(self, folder: Path, stem: str, generation: int) -> None:
-        """Write ``<stem>.bm25.npz`` and ``<stem>.records.pkl`` atomically; the records name
-        the vector file when it is kept in ``folder`` (rewritten first if deletes left it
-        mostly dead)."""
+        """Save the index beside the store: only what changed since the saved copy it extends
+        while that is little and no vector file is kept (:mod:`cogmem.changes`), else whole.
+
+        Whole, ``<stem>.bm25.npz`` and ``<stem>.records.pkl`` are written atomically; the
+        records name the vector file when it is kept in ``folder`` (rewritten first if
+        deletes left it mostly dead)."""
         folder.mkdir(parents=True, exist_ok=True)
+        file = self._vectors
+        kept = file is not None and file.path is not None and file.path.parent == folder
+        if not kept and self.changes.few(len(self.records)):
+            write_changes(folder, stem, self.records, self.changes, generation, self.horizon)
+            return
         bm25_path = folder / f"{stem}.bm25.npz"
         if self.records.holes():
             self._renumber(self.records.compact())
-        file = self._vectors
-        kept = file is not None and file.path is not None and file.path.parent == folder
         replaced: VectorFile | None = None
         if file is not None and kept:
             slots = self.records.column("vec")
@@ -461,18 +476,11 @@ class NamespaceIndex:
             self.bm25.save(bm25_path, ids_held=self.records.id_map)
         finally:
             body = pieces()
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(records_file.head(body, bm25_path.read_bytes()))
-                for piece in body:
-                    fh.write(piece)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, folder / f"{stem}.records.pkl")
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        head = records_file.head(body, bm25_path.read_bytes())
+        write_atomically(folder / f"{stem}.records.pkl", [head, *body])
+        self.changes.restart(None if kept else records_file.own_check(head))
+        with contextlib.suppress(OSError):  # changes on another copy are never read
+            changes_path(folder, stem).unlink(missing_ok=True)
         if replaced is not None:
             replaced.close(delete=True)
 
@@ -491,7 +499,8 @@ class NamespaceIndex:
     def load(
         cls, folder: Path, stem: str, tokenizer: Tokenizer, *, keep_vectors: bool = False
     ) -> tuple[NamespaceIndex, int]:
-        """Read what :meth:`save` wrote; returns the index and the generation it reflects.
+        """Read what :meth:`save` wrote (the copy, then the changes made on it); returns the
+        index and the generation it reflects.
 
         Args:
             folder: Where it was saved.
@@ -502,7 +511,7 @@ class NamespaceIndex:
                 ``stem`` there are deleted. Otherwise no vector is taken from ``folder``.
 
         Raises:
-            StoreError: Missing, corrupt, from another tokenizer, or the two files disagree.
+            StoreError: Missing, corrupt, from another tokenizer, or the files disagree.
         """
         path = folder / f"{stem}.records.pkl"
         bm25_path = folder / f"{stem}.bm25.npz"
@@ -512,6 +521,7 @@ class NamespaceIndex:
         except OSError as exc:
             raise StoreError(f"{path}: unreadable ({exc})") from exc
         payload = records_file.read_records(path, raw, bm25_path, bm25_raw)
+        check = records_file.own_check(raw)
         del raw
         if payload.get("tokenizer") != _tokenizer_key(tokenizer):
             raise StoreError(f"{path}: written with another tokenizer")
@@ -542,6 +552,14 @@ class NamespaceIndex:
                 _drop_vector_files(folder, stem, keep=str(name) if index._vectors else None)
             except OSError as exc:  # left over files cost disk, never correctness
                 log.warning("could not delete old vector files in %s: %s", folder, exc)
+        # Changes are written only on a copy that names no vector file.
+        index.changes.restart(check if name is None else None)
+        changes = read_changes(folder, stem, index.changes.base)
+        if changes is not None:
+            index.remove(changes.gone)
+            index.apply(changes.stored)
+            index.horizon = max(index.horizon, changes.horizon)
+            generation = changes.generation
         return index, generation
 
 

@@ -30,7 +30,7 @@ from .array_frames import pack_arrays, unpack_arrays
 from .compression import decompress
 from .errors import StoreError
 
-__all__ = ["FORMAT", "digest", "head", "pack_records", "read_records"]
+__all__ = ["FORMAT", "digest", "head", "own_check", "pack_records", "read_records", "unpack_body"]
 
 FORMAT = 8
 _MAGIC = b"cogmem-records\x00\x08"
@@ -89,6 +89,22 @@ def head(body: list[bytes], bm25: bytes) -> bytes:
     return _MAGIC + check.digest() + digest(bm25)
 
 
+def own_check(raw: bytes | memoryview) -> bytes | None:
+    """The check a records file of format 8 (or its :func:`head`) holds of its own body: what
+    names that file (:mod:`cogmem.changes`); ``None`` for an older format."""
+    at = len(_MAGIC)
+    return bytes(raw[at : at + 8]) if bytes(raw[:at]) == _MAGIC else None
+
+
+def unpack_body(body: bytes | memoryview) -> dict[str, Any]:
+    """The payload of a body :func:`pack_records` made (checked by the caller): the rest's
+    values, and ``records``, a state for :meth:`RecordTable.from_state` the caller owns."""
+    arrays = unpack_arrays(body, as_bytes=("rest", "id_blob", "text"))
+    payload: dict[str, Any] = pickle.loads(bytes(arrays.pop("rest")))
+    payload["records"] = _state(payload, arrays)
+    return payload
+
+
 def read_records(path: Path, raw: bytes, bm25_path: Path, bm25: bytes) -> dict[str, Any]:
     """The payload of a records file of any format read: ``format``, ``generation``,
     ``horizon``, ``tokenizer``, ``vectors`` and ``records`` (a state for
@@ -109,10 +125,9 @@ def read_records(path: Path, raw: bytes, bm25_path: Path, bm25: bytes) -> dict[s
     if raw[size_of_magic : size_of_magic + size] != check(body):
         raise StoreError(f"{path}: its checksum does not match (the file is damaged)")
     try:
+        payload: dict[str, Any]
         if form >= 8:
-            arrays = unpack_arrays(body, as_bytes=("rest", "id_blob", "text"))
-            payload: dict[str, Any] = pickle.loads(bytes(arrays.pop("rest")))
-            payload["records"] = _state(payload, arrays)
+            payload = unpack_body(body)
         elif form == 7:
             payload = pickle.loads(decompress(body))
         else:

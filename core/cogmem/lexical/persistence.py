@@ -9,11 +9,9 @@ not check out raises :class:`~cogmem.errors.StoreError`, so the caller can rebui
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import struct
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
@@ -24,6 +22,7 @@ from typing_extensions import Self
 
 from cogmem.array_frames import pack_arrays, unpack_arrays
 from cogmem.compression import decompress
+from cogmem.disk import write_atomically
 from cogmem.errors import StoreError
 from cogmem.idmap import IdMap
 
@@ -121,28 +120,7 @@ class Persistence:
             "big": exact,  # (term, slot, tf) of every tf of TF_CAP or more
             "id_xor": np.array([self._xor], dtype=np.uint64),
         }
-        directory = target.parent
-        pieces = pack_arrays(arrays)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(_HEAD.pack(_AMAGIC, len(self._ids)))
-                for piece in pieces:
-                    fh.write(piece)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        if hasattr(os, "O_DIRECTORY"):
-            with contextlib.suppress(OSError):
-                dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-                try:
-                    os.fsync(dir_fd)
-                finally:
-                    os.close(dir_fd)
+        write_atomically(target, [_HEAD.pack(_AMAGIC, len(self._ids)), *pack_arrays(arrays)])
         return elsewhere
 
     @classmethod
