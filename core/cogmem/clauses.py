@@ -219,6 +219,8 @@ def clauses(doc: Any) -> Iterable[tuple[Any, Any | None]]:
         elif (lost := _lost_subject(token)) is not None:
             subject_of[token.i] = lost
     for token in doc:
+        if _conditional(token):
+            continue
         if token.i in subject_of:
             yield token, subject_of[token.i]
         elif token.dep_ == "conj" and token.pos_ in ("VERB", "AUX"):
@@ -227,6 +229,14 @@ def clauses(doc: Any) -> Iterable[tuple[Any, Any | None]]:
                 head = head.head
             if head.i in subject_of:
                 yield token, subject_of[head.i]
+
+
+def _conditional(token: Any) -> bool:
+    """A clause that says under what condition ("if I run downhill", "unless it rains"): not
+    how things are."""
+    return token.dep_ == "advcl" and any(
+        c.dep_ == "mark" and c.lower_ in ("if", "unless") for c in token.children
+    )
 
 
 def mend_verbs_read_as_nouns(doc: Any) -> None:

@@ -194,6 +194,8 @@ def bare(claim: Claim) -> bool:
 def same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     if not _one_subject(old, new, similar) or bare(old) or bare(new):
         return False
+    if {old.predicate, new.predicate} <= _COPULAS and _part_of(old, new):
+        return False  # "the allotment is plot 17" / "the allotment rent is £48": two things
     if old.predicate == new.predicate or {old.predicate, new.predicate} <= _COPULAS:
         return _one_kind(old, new, similar)
     if _located(old) and _KIN.get(new.predicate) == "home":
@@ -205,6 +207,46 @@ def same_slot(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     if old.predicate.split()[0] == new.predicate.split()[0]:
         return False  # "take" / "take up": a particle makes another verb, however alike
     return similar(_predicate_phrase(old), _predicate_phrase(new)) >= PREDICATE_KIN
+
+
+def _part_of(old: Claim, new: Claim) -> bool:
+    """Whether one subject names a thing of the other by more words with another head ("the
+    allotment" / "the allotment rent"), each given a value of its own: more than a date or
+    time alone, and not one measure of one amount."""
+    a, b = old.thing, new.thing
+    if not a or not b or a == b or not (a <= b or b <= a):
+        return False
+    short, long = (old, new) if a <= b else (new, old)
+    return (
+        _head_noun(short) != _head_noun(long)
+        and _head_noun(short) not in long.modifiers  # "my favorite" / "my favorite cuisine"
+        and not (_only_when(old) and _only_when(new))
+        and not _one_measure(old, new)
+    )
+
+
+def _head_noun(claim: Claim) -> str:
+    """The word a subject names its thing by: the last before a preposition ("rent" of "the
+    allotment rent", "password" of "the wifi password at home"; English compounds end in
+    their head). Two heads are two things unless both are given a date or time alone."""
+    words = claim.subject.split()
+    cut = next((n for n, w in enumerate(words) if w in _PREPOSITIONS), len(words))
+    return words[cut - 1] if cut else claim.subject
+
+
+def _one_measure(old: Claim, new: Claim) -> bool:
+    """Whether two values share a word besides numbers and prepositions ("2,400 a month" /
+    "2,200 a month", "11 hours" / "12 hours 35 minutes"): one amount of one thing, however
+    each subject names it ("the mortgage" / "the mortgage payment")."""
+    shared = set(old.value) & set(new.value) - _PREPOSITIONS
+    return any(not any(ch.isdigit() for ch in w) for w in shared)
+
+
+def _only_when(claim: Claim) -> bool:
+    """Whether a claim's value is a date or time alone ("for the 22nd"): a thing and what it
+    is booked as ("the anniversary dinner" / "the anniversary dinner reservation") share it."""
+    words = [w for w in claim.value if w not in _PREPOSITIONS]
+    return bool(words) and all(when_word(w) for w in words)
 
 
 def opposed(old: Claim, new: Claim) -> bool:
@@ -309,10 +351,17 @@ def synonymous(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
 
 def changes_value(old: Claim, new: Claim) -> bool:
     """ "I left Google" for "I work at Google": a change verb or a negation, about a content
-    word of the older value."""
+    word of the older value (not a preposition)."""
     if not same_subject(old, new) or not (new.negated or new.predicate in CHANGE_VERBS):
         return False
-    return any(not when_word(w) for w in old.content & new.content)
+    shared = old.content & new.content - _leading(old) - _leading(new)
+    return any(not when_word(w) for w in shared)
+
+
+def _leading(claim: Claim) -> set[str]:
+    """The prepositions that lead the claim's roles ("after" of "after lunch"): shared by
+    unrelated values ("meditate after lunch" / "not check email after 7pm")."""
+    return {role.split(" ", 1)[0] for role in claim.roles}
 
 
 def adjusts(old: Claim, new: Claim) -> bool:
