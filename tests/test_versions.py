@@ -649,6 +649,18 @@ def test_abbreviations_are_matched_only_where_they_fit() -> None:
     assert not only_abbreviated(words("ny"), words("new york newark"))
 
 
+def test_abbreviations_are_read_whatever_order_the_forms_come_in() -> None:
+    # "dr" could be the initials of "doctor regarding", but "re" must read "regarding": a
+    # reading of every form is looked for, so the answer never hangs on which is read first
+    # (a set's order changes with the process's hash seed; a dict's keys keep theirs).
+    from cogmem.shortforms import _explains
+
+    long = {"appointment", "doctor", "regarding"}
+    for forms in (("appt", "dr", "re"), ("appt", "re", "dr")):
+        assert _explains(dict.fromkeys(forms).keys(), long), forms
+    assert not _explains(dict.fromkeys(("dr", "re")).keys(), {"doctor", "regarding", "tea"})
+
+
 def test_contractions_are_spelled_before_parsing() -> None:
     assert spelled_is("the deadline's Oct 1, Ana's been told") == (
         "the deadline is Oct 1, Ana has been told"

@@ -62,16 +62,20 @@ def _letters(words: frozenset[str]) -> frozenset[str]:
 
 def _explains(short: Set[str], long: Set[str]) -> bool:
     """Whether each word of ``short`` abbreviates words of ``long``, using each of them once
-    and all of them."""
-    left = set(long)
-    for form in sorted(short, key=len, reverse=True):
-        if not (form.isalpha() and _SHORTEST <= len(form) <= _LONGEST):
-            return False
-        words = _initials_of(form, left) or _shortened(form, left)
-        if not words:
-            return False
-        left -= words
-    return not left
+    and all of them: some reading of every form does ("dr" as "doctor", not the initials of
+    "doctor regarding", when "re" must read "regarding"). Every reading is tried, so the
+    answer does not hang on which form is read first."""
+    forms = sorted(short, key=lambda form: (-len(form), form))
+    if not all(form.isalpha() and _SHORTEST <= len(form) <= _LONGEST for form in forms):
+        return False
+
+    def fits(at: int, left: frozenset[str]) -> bool:
+        if at == len(forms):
+            return not left
+        readings = (_initials_of(forms[at], set(left)), _shortened(forms[at], set(left)))
+        return any(words and fits(at + 1, left - words) for words in readings)
+
+    return fits(0, frozenset(long))
 
 
 def _shortened(form: str, words: set[str]) -> set[str]:
