@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+import cogmem.changes
 from cogmem import CognitiveMemory
-from cogmem.changes import CHANGES_SHARE, changes_path
+from cogmem.changes import changes_path
 from cogmem.errors import MemoryNotFoundError, StoreError
 from cogmem.index import NamespaceIndex
 from cogmem.lexical import BM25Index, Tokenizer
@@ -31,6 +32,13 @@ WORDS = [
     "pepper",
     "marble",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stores here are sized for changes of up to 1/64 of them: the mechanism is tested,
+    not the bound."""
+    monkeypatch.setattr(cogmem.changes, "CHANGES_SHARE", 64)
 
 
 def _record(i: int, rng: random.Random) -> MemoryRecord:
@@ -107,7 +115,7 @@ def test_a_save_after_few_changes_writes_them_alone_and_a_load_applies_them(
         assert saved == generation
         _same(loaded, live)
         live = loaded  # the next session starts from what was read
-    while not len(live.changes.touched) * CHANGES_SHARE > len(live):
+    while not len(live.changes.touched) * cogmem.changes.CHANGES_SHARE > len(live):
         _change(live, rng, step := step + 1)
     live.save(tmp_path, "ns", generation=9)  # many changes: saved whole
     assert not changes_path(tmp_path, "ns").exists()
@@ -155,7 +163,7 @@ def test_damaged_changes_are_refused_and_changes_on_another_copy_ignored(
     # Written on a copy since replaced (a save whole, the process dead before deleting them):
     # never applied; the copy's own generation is returned.
     path.write_bytes(good)
-    for step in range(2, 8):  # more than 2,000 / CHANGES_SHARE changes
+    for step in range(2, 8):  # more than 2,000 / 64 changes
         _change(index, random.Random(step), step)
     index.save(tmp_path, "ns", generation=3)  # whole
     assert not path.exists()
