@@ -140,6 +140,8 @@ def read_changes(folder: Path, stem: str, base: bytes | None) -> Changes | None:
     Raises:
         StoreError: The file is unreadable, damaged or of an unknown format.
     """
+    if base is None:
+        return None  # no changes are written on such a copy: nothing to read
     path = changes_path(folder, stem)
     try:
         raw = path.read_bytes()
@@ -153,15 +155,18 @@ def read_changes(folder: Path, stem: str, base: bytes | None) -> Changes | None:
     body = memoryview(raw)[at + 2 * _CHECK :]
     if raw[at : at + _CHECK] != xxhash.xxh3_64_digest(body):
         raise StoreError(f"{path}: its checksum does not match (the file is damaged)")
-    if base is None or raw[at + _CHECK : at + 2 * _CHECK] != base:
+    if raw[at + _CHECK : at + 2 * _CHECK] != base:
         return None
     try:
         payload = unpack_body(body)
         part = RecordTable.from_state(payload["records"], owned=True)
-        stored = {}
-        for memory_id in sorted(part, key=part.row):
-            row = part.row(memory_id)
-            stored[memory_id] = (part.record(row), part.seq(memory_id), part.stamp(memory_id))
+        ids = part.ids_since(0)  # in the order held; read from a state, row n holds the nth
+        seqs, stamps = part.column("seq"), part.column("w")
+        stored = {
+            record.id: (record, int(seqs[row]), int(stamps[row]))
+            for row, record in enumerate(part.records_of(ids))
+            if record is not None
+        }
         return Changes(
             int(payload["generation"]),
             int(payload["horizon"]),
