@@ -428,6 +428,8 @@ def test_different_slots(reader: StatementReader, old: str, new: str) -> None:
         ("I stretch for five minutes after breakfast.", "I don't drink coffee after 3pm."),
         # a condition says nothing of how things are
         ("My back hurts if I sit too long.", "I sit on the parish council."),
+        # a length of time is no date: how long one has done a thing, how often another
+        ("I've been a nurse for twelve years.", "I'm on nights two weeks in every five."),
     ],
 )
 def test_other_things_said_alike_update_nothing(
@@ -443,12 +445,26 @@ def test_other_things_said_alike_update_nothing(
         ("My brother Tomás's birthday is May 2.", "My cousin Tomás's birthday is May 12.", 0.93),
         # a day in a value is not a name ("vegetarian on Tuesdays" is not a "name" like Delta)
         ("Noor is a pilot for Delta.", "Noor is vegetarian on Tuesdays.", 0.55),
+        # "used to" says that what it names no longer holds, and nothing of anything else
+        ("Uncle Bertie is 81 and lives in Whitby.", "Uncle Bertie used to be a miner.", 0.58),
+        ("Uncle Bertie loves crosswords.", "Uncle Bertie used to be a coal miner.", 0.55),
     ],
 )
 def test_other_people_and_other_attributes_at_their_cosine(
     reader: StatementReader, old: str, new: str, cosine: float
 ) -> None:
     assert kind(reader, old, new, cosine) not in ("update", "same")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("I work at Google.", "I used to be at Google."),
+        ("My gym is PureGym on Mill Road.", "I used to go to PureGym."),
+    ],
+)
+def test_a_past_habit_ends_what_it_names(reader: StatementReader, old: str, new: str) -> None:
+    assert kind(reader, old, new, 0.7) == "update"
 
 
 @pytest.mark.parametrize(

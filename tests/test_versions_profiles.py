@@ -127,3 +127,24 @@ def test_two_subjects_of_one_kind_stand_side_by_side_only_when_told_apart(
     with CognitiveMemory(embedder=MiniLMEmbedder()) as mem:
         relation = mem.versions.relate("My dentist is on Queen Street.", new, cosine=0.45)
     assert (relation.kind, relation.sibling) == ("different", side_by_side)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "side_by_side"),
+    [
+        ("Marta works as a midwife in Leeds.", "Marta takes her tea with honey.", True),
+        ("Priya is allergic to peanuts.", "Priya gets the early train on Fridays.", True),
+        ("The gym membership is £40 a month.", "The gym closes at 10pm on weekdays.", True),
+        # the same verbs, said as a change: the newer may change the older
+        ("Priya is allergic to peanuts.", "Priya got the early train on Friday.", False),
+    ],
+)
+def test_a_change_verb_said_as_a_habit_changes_nothing(
+    old: str, new: str, side_by_side: bool
+) -> None:
+    """ "takes", "gets", "closes" in the simple present say what is usual, not that anything
+    changed: the older fact is a sibling of the newer, not a fact it may update."""
+    with CognitiveMemory(embedder=MiniLMEmbedder()) as mem:
+        relation = mem.versions.relate(old, new, cosine=0.45)
+    assert relation.kind != "update"
+    assert relation.sibling is side_by_side

@@ -91,6 +91,8 @@ class Claim:
             physician"; not "older", "upstairs").
         modifiers: The words of the subject the parser tagged adjectives or adverbs
             ("upstairs" of "the upstairs thermostat").
+        habitual: Said in the simple present, with no auxiliary ("takes", "gets home",
+            "renews every August"): of a change verb, a habit or a schedule, not a change.
     """
 
     subject: str
@@ -106,6 +108,7 @@ class Claim:
     roles: frozenset[str] = frozenset()
     nouns: frozenset[str] = frozenset()
     modifiers: frozenset[str] = frozenset()
+    habitual: bool = False
 
     @property
     def thing(self) -> frozenset[str]:

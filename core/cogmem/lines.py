@@ -21,6 +21,7 @@ __all__ = [
     "has_speaker",
     "marks_change",
     "marks_more_than_negation",
+    "marks_only_a_past",
     "marks_revision",
     "speaker_lines",
 ]
@@ -104,6 +105,18 @@ def marks_more_than_negation(text: str) -> bool:
     if _ANSWERED_NO.search(text):
         return True
     return any(m.group(0).lower() not in _NEGATION_MARKS for m in _CHANGE_MARKS.finditer(text))
+
+
+def marks_only_a_past(text: str) -> bool:
+    """Whether the one change ``text`` marks is a past habit or state ("used to"): it says
+    that what it names no longer holds, and nothing of anything else.
+
+    >>> marks_only_a_past("Granny used to sew."), marks_only_a_past("I used to; now I don't")
+    (True, False)
+    """
+    found = [m.group(0).lower() for m in _CHANGE_MARKS.finditer(text)]
+    past = bool(found) and all(mark == "used to" for mark in found)
+    return past and not _ANSWERED_NO.search(text)
 
 
 # A "no" that answers what was said ("No, it's Tuesday.").

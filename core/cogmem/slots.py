@@ -106,14 +106,17 @@ def _one_kind(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     pigs"). Where only one has a complement, the other's value must be a number after a
     preposition, and the complement a number or a date ("is booked for 2 June" / "is 9 June";
     not "in Paris" / "Maria", "note 3" / "note 2", nor "on vacation in July" / "a Formula 1
-    fan")."""
+    fan"). A length of time is no date: "a software engineer for 9 years" / "on call one week
+    in every 6" are two attributes."""
     if not old.complement or not new.complement:  # "is for 06.02" / "is 06.09": two dates
         if old.complement or new.complement:
             full, bare = (old, new) if old.complement else (new, old)
             kinds = {old.complement_kind or old.value_kind, new.complement_kind or new.value_kind}
+            head = _head(full.complement)
             return (
                 kinds == {"number"}
-                and when_word(_head(full.complement))
+                and when_word(head)
+                and unit_name(head) is None  # "9 year" counts time: a length, not a date
                 and any(w in _PREPOSITIONS for w in bare.value)
             )
         return True

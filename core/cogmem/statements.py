@@ -136,6 +136,14 @@ def _state(verb: Any) -> bool:
     return present or not past or verb.lemma_.lower() in CHANGE_VERBS
 
 
+def _simple_present(verb: Any) -> bool:
+    """Whether ``verb`` is said in the simple present, with no auxiliary ("takes", "get";
+    not "is taking", "has taken", "will get", "took")."""
+    return verb.tag_ in ("VBZ", "VBP") and not any(
+        c.dep_ in ("aux", "auxpass") for c in verb.children
+    )
+
+
 def _predicate(verb: Any) -> str:
     lemma = us_spelling(verb.lemma_.lower())
     if verb.pos_ == "NOUN" and verb.tag_ == "NNS" and verb.lower_.endswith("s"):
@@ -282,6 +290,7 @@ def read_doc(doc: Any, speaker: str) -> list[Claim]:
             modifiers=frozenset()
             if subject is None
             else frozenset(word(t) for t in subject.subtree if t.pos_ in ("ADJ", "ADV")),
+            habitual=habit is None and _simple_present(verb),
         )
         said_by = subject_phrase(reporter, speaker)[0] if reporter is not None else ""
         if said_by and claim.subject == "it":  # "Kofi said it is ...": Kofi's, whatever it is

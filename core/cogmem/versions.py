@@ -73,7 +73,7 @@ from .anchoring import (
 )
 from .claims import CHANGE_VERBS, Claim, Statement
 from .content_words import retyped, same_content, says_less
-from .lines import marks_more_than_negation
+from .lines import marks_more_than_negation, marks_only_a_past
 from .people import is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
@@ -302,7 +302,8 @@ def _relation(
     # rawhides" beside "a Great Dane" costs less than a correction lost.
     # one that names what it replaces ("..., not Gatwick") need only be near it
     named = _close(cosine, MARKED_NEAR) and _negates_what_was_said(old, new)
-    if marked and conflict != "people" and (close or named):
+    past = marks_only_a_past(new.text) and not _said_again(old, new)  # of itself alone
+    if marked and conflict != "people" and (close or named) and not past:
         return Relation("update", ("said to change it",))
     changing = marked or _change_verb(new)
     if conflict:
@@ -385,8 +386,9 @@ def _told_apart(old: Statement, new: Statement) -> bool:
 
 
 def _change_verb(statement: Statement) -> bool:
-    """Whether a claim of a statement has a change verb ("moved", "switched")."""
-    return any(c.predicate.split()[0] in CHANGE_VERBS for c in statement.claims)
+    """Whether a claim of a statement has a change verb ("moved", "switched"), not said as a
+    habit ("Jonah takes his coffee black.", "The lease renews every August.")."""
+    return any(c.predicate.split()[0] in CHANGE_VERBS and not c.habitual for c in statement.claims)
 
 
 def _side_by_side(old: Statement, new: Statement, *, changing: bool) -> bool:
@@ -439,6 +441,14 @@ def _shared_values(old: Statement, new: Statement) -> bool:
     litres of water." (one-off past events are never updated, whatever they share)."""
     said = {w for c in old.claims if c.state for w in c.content if not when_word(w)}
     return any(w in said for c in new.claims if c.state for w in c.content if not when_word(w))
+
+
+def _said_again(old: Statement, new: Statement) -> bool:
+    """Whether a claim of ``new`` holds a content word of a claim of ``old`` (not a number or
+    a time word), whatever the tense: "I used to be at Google." names what "I work at
+    Google." says; "Granny used to be a seamstress." names nothing "Granny is 94." says."""
+    said = {w for c in old.claims for w in c.content if not when_word(w)}
+    return any(w in said for c in new.claims for w in c.content if not when_word(w))
 
 
 def _changes_elsewhere(old: Statement, new: Statement) -> bool:
