@@ -135,8 +135,10 @@ def test_two_subjects_of_one_kind_stand_side_by_side_only_when_told_apart(
         ("Marta works as a midwife in Leeds.", "Marta takes her tea with honey.", True),
         ("Priya is allergic to peanuts.", "Priya gets the early train on Fridays.", True),
         ("The gym membership is £40 a month.", "The gym closes at 10pm on weekdays.", True),
+        ("The bakery on Mill Road sells sourdough.", "The bakery is closed on Mondays.", True),
         # the same verbs, said as a change: the newer may change the older
         ("Priya is allergic to peanuts.", "Priya got the early train on Friday.", False),
+        ("The bakery on Mill Road sells sourdough.", "The bakery was closed last week.", False),
     ],
 )
 def test_a_change_verb_said_as_a_habit_changes_nothing(

@@ -137,11 +137,15 @@ def _state(verb: Any) -> bool:
 
 
 def _simple_present(verb: Any) -> bool:
-    """Whether ``verb`` is said in the simple present, with no auxiliary ("takes", "get";
-    not "is taking", "has taken", "will get", "took")."""
-    return verb.tag_ in ("VBZ", "VBP") and not any(
-        c.dep_ in ("aux", "auxpass") for c in verb.children
-    )
+    """Whether ``verb`` is said in the simple present, active or passive ("takes", "get",
+    "is closed on Mondays", "gets lost"; not "is taking", "has taken", "will get", "took",
+    "was replaced")."""
+    if any(c.dep_ == "aux" for c in verb.children):
+        return False
+    passive = [c for c in verb.children if c.dep_ == "auxpass"]
+    if passive:
+        return verb.tag_ == "VBN" and all(c.tag_ in ("VBZ", "VBP") for c in passive)
+    return verb.tag_ in ("VBZ", "VBP")
 
 
 def _predicate(verb: Any) -> str:

@@ -302,8 +302,12 @@ def _relation(
     # rawhides" beside "a Great Dane" costs less than a correction lost.
     # one that names what it replaces ("..., not Gatwick") need only be near it
     named = _close(cosine, MARKED_NEAR) and _negates_what_was_said(old, new)
-    past = marks_only_a_past(new.text) and not _said_again(old, new)  # of itself alone
-    if marked and conflict != "people" and (close or named) and not past:
+    if (
+        marked
+        and conflict != "people"
+        and (close or named)
+        and not (marks_only_a_past(new.text) and not _said_again(old, new))  # itself alone
+    ):
         return Relation("update", ("said to change it",))
     changing = marked or _change_verb(new)
     if conflict:
