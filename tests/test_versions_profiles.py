@@ -12,8 +12,8 @@ from cogmem import CognitiveMemory
 from cogmem.embedding import MiniLMEmbedder
 from cogmem.lines import marks_more_than_negation
 from cogmem.reader import StatementReader
-from cogmem.versions import _marked
-from tests.test_versions import kind
+from cogmem.versions import _marked, relate
+from tests.test_versions import kind, similar
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -142,11 +142,10 @@ def test_two_subjects_of_one_kind_stand_side_by_side_only_when_told_apart(
     ],
 )
 def test_a_change_verb_said_as_a_habit_changes_nothing(
-    old: str, new: str, side_by_side: bool
+    reader: StatementReader, old: str, new: str, side_by_side: bool
 ) -> None:
     """ "takes", "gets", "closes" in the simple present say what is usual, not that anything
     changed: the older fact is a sibling of the newer, not a fact it may update."""
-    with CognitiveMemory(embedder=MiniLMEmbedder()) as mem:
-        relation = mem.versions.relate(old, new, cosine=0.45)
+    relation = relate(reader.read(old), reader.read(new), similar, 0.45)
     assert relation.kind != "update"
     assert relation.sibling is side_by_side
