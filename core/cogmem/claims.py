@@ -91,8 +91,8 @@ class Claim:
             physician"; not "older", "upstairs").
         modifiers: The words of the subject the parser tagged adjectives or adverbs
             ("upstairs" of "the upstairs thermostat").
-        habitual: Said in the simple present, with no auxiliary ("takes", "gets home",
-            "renews every August"): of a change verb, a habit or a schedule, not a change.
+        habitual: Said in the simple present, active or passive ("takes", "gets home",
+            "is closed on Mondays"): of a change verb, a habit or a schedule, not a change.
     """
 
     subject: str

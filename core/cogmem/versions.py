@@ -306,7 +306,7 @@ def _relation(
         marked
         and conflict != "people"
         and (close or named)
-        and not (marks_only_a_past(new.text) and not _said_again(old, new))  # itself alone
+        and not (marks_only_a_past(new.text) and not _shared_values(old, new, states=False))
     ):
         return Relation("update", ("said to change it",))
     changing = marked or _change_verb(new)
@@ -439,20 +439,21 @@ def _one_property(old: Statement, new: Statement) -> bool:
     )
 
 
-def _shared_values(old: Statement, new: Statement) -> bool:
+def _shared_values(old: Statement, new: Statement, *, states: bool = True) -> bool:
     """Whether a state claimed by ``new`` holds a word of what a state claimed by ``old`` says
     (not a number or a time word): "I drink 2 litres of water a day." / "Upped it to 3
-    litres of water." (one-off past events are never updated, whatever they share)."""
-    said = {w for c in old.claims if c.state for w in c.content if not when_word(w)}
-    return any(w in said for c in new.claims if c.state for w in c.content if not when_word(w))
-
-
-def _said_again(old: Statement, new: Statement) -> bool:
-    """Whether a claim of ``new`` holds a content word of a claim of ``old`` (not a number or
-    a time word), whatever the tense: "I used to be at Google." names what "I work at
-    Google." says; "Granny used to be a seamstress." names nothing "Granny is 94." says."""
-    said = {w for c in old.claims for w in c.content if not when_word(w)}
-    return any(w in said for c in new.claims for w in c.content if not when_word(w))
+    litres of water." (one-off past events are never updated, whatever they share).
+    ``states=False``: any claims, whatever the tense ("I used to be at Google." names what
+    "I work at Google." says; "Granny used to be a seamstress." nothing "Granny is 94."
+    says)."""
+    said = {w for c in old.claims if c.state or not states for w in c.content if not when_word(w)}
+    return any(
+        w in said
+        for c in new.claims
+        if c.state or not states
+        for w in c.content
+        if not when_word(w)
+    )
 
 
 def _changes_elsewhere(old: Statement, new: Statement) -> bool:
