@@ -8,10 +8,13 @@ from datetime import datetime, timezone
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
-from cogmem.canonical import calendar_dates, canonical_text, clock_times, unchatted
+from cogmem.canonical import calendar_dates, canonical_text, clock_times, one_spelling, unchatted
+from cogmem.differences import compare
 from cogmem.embedding import MiniLMEmbedder
+from cogmem.lexical import Tokenizer
 from cogmem.reader import StatementReader
 from cogmem.typos import mended
+from cogmem.versions import Versions
 from tests.test_versions import kind
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -116,3 +119,40 @@ def test_a_changed_value_is_never_merged_into_what_it_changes(old: str, new: str
         mem.write(old, memory_type="semantic", now=NOW)
         assert mem.write(new, memory_type="semantic", now=NOW).action != "merged"
         assert {r.text for r in mem.memories()} == {old, new}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm organising the neighbourhood BBQ.",
+        "FYI, the retro is at five in the evening.",  # a label the parser does not read
+        "User: I have two kids\nAssistant: Noted, two kids.",  # speakers
+        "im lactose intolerant lol 🥛🚫",
+    ],
+)
+def test_a_read_keeps_the_text_in_the_spelling_dedup_compares(
+    reader: StatementReader, text: str
+) -> None:
+    """The reader spells every text it parses; write-time dedup compares a write's neighbours
+    in that spelling, so it must be the whole text's, labels and speakers included."""
+    assert reader.read(text).spelled == one_spelling(canonical_text(text))
+
+
+def test_dedup_compares_in_the_spelling_it_is_given_and_spells_the_rest() -> None:
+    tokenizer = Tokenizer()
+    old, new = "I have two kids.", "I have 2 kids."
+    assert compare(old, new, tokenizer, spell=lambda text: None).kind == "same"  # spelled here
+    known = {old: "I have 2 kids.", new: "I have 2 kids."}
+    assert compare(old, new, tokenizer, spell=known.get).kind == "same"
+    other = {old: "I have 2 kids.", new: "I have 3 kids."}
+    assert compare(old, new, tokenizer, spell=other.get).kind != "same"  # what it was given
+
+
+def test_a_text_not_read_has_no_known_spelling_and_is_not_parsed_for_one(
+    reader: StatementReader,
+) -> None:
+    versions = Versions(reader, lambda a, b: 1.0 if a == b else 0.0)
+    assert versions.spelled("Ingrid's colour is teal, never read.") is None
+    assert reader.kept("Ingrid's colour is teal, never read.") is None
+    reader.read("Ingrid's colour is teal.")
+    assert versions.spelled("Ingrid's colour is teal.") == "Ingrid's color is teal."

@@ -34,6 +34,7 @@ __all__ = [
     "canonical_text",
     "clock_times",
     "dozens",
+    "one_spelling",
     "rates",
     "unchatted",
     "unshouted",
@@ -161,6 +162,23 @@ def us_spelling(word: str) -> str:
 
     spelled = get_american_spelling(word)
     return spelled if isinstance(spelled, str) and spelled else word
+
+
+def one_spelling(canonical: str) -> str:
+    """A text already in canonical form (:func:`canonical_text`) in one spelling as well: US
+    spelling, and the contractions that say one word spelled out ("I'm" -> "I am"; "'s" and
+    "'d" say two words, and stay).
+
+    >>> one_spelling(canonical_text("I'm organising the neighbourhood barbecue."))
+    'I am organizing the neighborhood barbecue.'
+    """
+    spelled = _CONTRACTED.sub(lambda m: _SPELLED[m[1].lower()], canonical)
+    return _LETTERS.sub(lambda m: us_spelling(m[0].lower()) if m[0].islower() else m[0], spelled)
+
+
+_SPELLED = {"m": " am", "re": " are", "ve": " have", "ll": " will"}
+_CONTRACTED = re.compile(r"['\u2019](m|re|ve|ll)\b", re.IGNORECASE)
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 _MONTH = (
@@ -480,7 +498,8 @@ def unchatted(text: str) -> str:
     """
     import emoji
 
-    spoken = _INTERJECTIONS.sub("", emoji.replace_emoji(text, replace=""))
+    bare = text if text.isascii() else emoji.replace_emoji(text, replace="")  # emoji: not ASCII
+    spoken = _INTERJECTIONS.sub("", bare)
     spoken = _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m[0]], spoken)
     spoken = _TIMES_X.sub(r"\1 times", _HASH.sub("number", spoken))
     return re.sub(r"\s+(?=[,.;:!?])", "", re.sub(r"\s{2,}", " ", spoken)).strip()

@@ -163,6 +163,8 @@ class Statement:
         gist: Its canonical words in order, without those chat drops and that say nothing
             here (articles, "I", "my", a present "is" or "have"): "my favourite colour is
             green" and "Favorite color: green" have one gist. A past "was" stays.
+        spelled: The text in one spelling (:func:`cogmem.canonical.one_spelling`), as
+            write-time dedup compares it word by word; empty when not read.
     """
 
     text: str
@@ -173,6 +175,7 @@ class Statement:
     spoken: bool = False
     revises: bool = False
     gist: tuple[str, ...] = ()
+    spelled: str = ""
 
     @property
     def readable(self) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from .config import CognitiveMemoryConfig
-from .differences import Comparison, compare
+from .differences import Comparison, Spelling, compare
 from .history import formed
 from .lexical import Tokenizer
 from .records import MemoryRecord, WriteAction
@@ -121,6 +121,7 @@ def decide(
     *,
     chosen: bool = False,
     type_read: bool = False,
+    spell: Spelling | None = None,
 ) -> Decision:
     """What write-time dedup does with ``new``, given its nearest neighbours.
 
@@ -163,6 +164,7 @@ def decide(
             and linked as a newer version only when ``relate`` says ``update``.
         type_read: ``new``'s type was read from its text, not given: another type does not
             keep it from merging into what it restates.
+        spell: The texts in one spelling where known already (:func:`compare`).
 
     An episode is linked as a newer version only by the words (within the episode window):
     a later turn of a conversation that reads like a change rarely is one.
@@ -186,7 +188,7 @@ def decide(
         # the words are compared when they could matter: a pair said to be about different
         # things only when near-identical (a framing phrase the parser misread)
         wording = close and (relation.kind != "different" or n.similarity >= threshold)
-        comparison = compare(stored.text, new.text, tokenizer) if wording else _UNCOMPARED
+        comparison = compare(stored.text, new.text, tokenizer, spell) if wording else _UNCOMPARED
         conflicts = _conflicts(stored, new, type_read)
         same = (
             relation.kind == "same"
@@ -233,7 +235,7 @@ def decide(
         older, changes = version
         head = _head(older, newer)
         if head.id != older.id:  # it was updated since: the write updates the latest version
-            comparison = compare(head.text, new.text, tokenizer)
+            comparison = compare(head.text, new.text, tokenizer, spell)
             relation = relate(head.text, new.text, 0.0) if relate else _UNKNOWN
             restates = comparison.kind == "same" or relation.kind == "same"
             mergeable = not chosen and _comparable(head, new, config)

@@ -30,17 +30,20 @@ from __future__ import annotations
 import calendar
 import difflib
 import functools
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .canonical import canonical_text, us_spelling
+from .canonical import canonical_text, one_spelling
 from .lexical import STOPWORDS_EN, Tokenizer, word_spans
 
-__all__ = ["Comparison", "Kind", "compare"]
+__all__ = ["Comparison", "Kind", "Spelling", "compare"]
 
 Kind = Literal["same", "changed", "unclear"]
+
+Spelling = Callable[[str], "str | None"]
+"""``text -> text in one spelling`` (:func:`cogmem.canonical.one_spelling` of
+:func:`cogmem.canonical.canonical_text`), or ``None`` where it is not known."""
 
 # Words that frame a statement without adding to it, at either edge of a write.
 _FRAMING = frozenset(
@@ -110,9 +113,6 @@ _ADVERBIAL_LEADS = frozenset(
 )  # fmt: skip
 # Contractions that can only be one word ("'s" is "is", "has" or an owner's; "'d" "had" or
 # "would"), spelled out before a second comparison.
-_SPELLED = {"m": " am", "re": " are", "ve": " have", "ll": " will"}
-_CONTRACTED = re.compile(r"['\u2019](m|re|ve|ll)\b", re.IGNORECASE)
-_WORD_RE = re.compile(r"[^\W\d_]+")
 # Contractions the tokenizer splits in two ("isn't" -> "isn", "t"): the verb they negate.
 _NOT_CONTRACTED = {"won": "will", "can": "can", "shan": "shall", "ain": "is"}
 
@@ -266,7 +266,9 @@ def _describe(old: Sequence[_Word], new: Sequence[_Word]) -> str:
     return f"'{before}' -> '{after}'"
 
 
-def compare(stored: str, new: str, tokenizer: Tokenizer) -> Comparison:
+def compare(
+    stored: str, new: str, tokenizer: Tokenizer, spell: Spelling | None = None
+) -> Comparison:
     """How ``new`` differs from ``stored`` (see the module docstring for the three kinds).
 
     Args:
@@ -274,6 +276,9 @@ def compare(stored: str, new: str, tokenizer: Tokenizer) -> Comparison:
         new: The text being written.
         tokenizer: The BM25 tokenizer of the store (its stemmer tells an inflection from a
             swapped word).
+        spell: A text in one spelling where it is known already (the statement reader
+            spells every text it reads: :attr:`cogmem.claims.Statement.spelled`); ``None``
+            (or ``spell`` answering ``None``): spelled here.
 
     Example:
         >>> t = Tokenizer()
@@ -289,7 +294,7 @@ def compare(stored: str, new: str, tokenizer: Tokenizer) -> Comparison:
         return said
     # in one spelling: "two"/"2", "5 pm"/"17:00", "colour"/"color", "I'm"/"I am" (texts
     # already in it would only be compared again)
-    respelled = _canonical(stored), _canonical(new)
+    respelled = _spelled(stored, spell), _spelled(new, spell)
     if respelled != (stored, new) and _compare(*respelled, tokenizer).kind == "same":
         return Comparison("same", (), said.overlap)
     return said
@@ -301,12 +306,16 @@ def compare(stored: str, new: str, tokenizer: Tokenizer) -> Comparison:
 _RESPELLED_OVERLAP = 0.4
 
 
+def _spelled(text: str, spell: Spelling | None) -> str:
+    known = spell(text) if spell is not None else None
+    return known if known is not None else _canonical(text)
+
+
 @functools.lru_cache(maxsize=4096)
 def _canonical(text: str) -> str:
     """``text`` in one spelling (:func:`cogmem.canonical.canonical_text`, US spelling, the
     contractions that say one word spelled out)."""
-    spelled = _CONTRACTED.sub(lambda m: _SPELLED[m[1].lower()], canonical_text(text))
-    return _WORD_RE.sub(lambda m: us_spelling(m[0].lower()) if m[0].islower() else m[0], spelled)
+    return one_spelling(canonical_text(text))
 
 
 def _compare(stored: str, new: str, tokenizer: Tokenizer) -> Comparison:

@@ -522,6 +522,7 @@ def plan_writes(
             relate,
             chosen=record.id in chosen,
             type_read=record.id in read_types,
+            spell=versions.spelled if versions is not None else None,
         )
         for rewritten in decision.rewritten:  # neighbours written back (merged, relinked)
             view.put(rewritten, stored=rewritten.id not in row_of)

@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager
 from dataclasses import fields, replace
 from typing import Any
 
-from .canonical import canonical_text, us_spelling
+from .canonical import canonical_text, one_spelling, us_spelling
 from .clauses import (
     FAMILY_WORDS,
     FIRST_PERSON,
@@ -86,6 +86,11 @@ class StatementReader:
         """``text`` read (from the kept reads when it was read before)."""
         return self.read_many([text])[0]
 
+    def kept(self, text: str) -> Statement | None:
+        """The kept read of ``text``, or ``None`` (it is not read here)."""
+        with self._lock:
+            return self._recall(text)
+
     def read_many(self, texts: Sequence[str]) -> list[Statement]:
         """Each of ``texts`` read, the unread ones parsed in one batch."""
         wanted = list(dict.fromkeys(texts))
@@ -147,7 +152,8 @@ class StatementReader:
         lines = [(n, who, said) for n, t in enumerate(texts) for who, said in speaker_lines(t)]
         spoken = [(n, who, said) for n, who, said in lines if who != "assistant"]
         try:
-            docs = self._docs([canonical_text(said) for _, _, said in spoken])
+            said_canonical = {said: canonical_text(said) for _, _, said in spoken}
+            docs = self._docs([said_canonical[said] for _, _, said in spoken])
             for doc in docs:  # the parser's regular misreads, mended where a failure loses no write
                 mend_verbs_read_as_nouns(doc)
         except CogmemError:
@@ -174,6 +180,7 @@ class StatementReader:
                 has_speaker(text),
                 marks_revision(text),
                 tuple(gists[n]),
+                one_spelling(said_canonical.get(text) or canonical_text(text)),
             )
             for n, text in enumerate(texts)
         }

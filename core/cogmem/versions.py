@@ -529,6 +529,13 @@ class Versions:
             for statement in self.reader.read_many(list(texts))
         ]
 
+    def spelled(self, text: str) -> str | None:
+        """``text`` in one spelling, when it was read (:attr:`Statement.spelled`), else
+        ``None``: write-time dedup compares a write's neighbours word by word in it, and
+        reads them all first (:meth:`prepare`)."""
+        kept = self.reader.kept(text)
+        return kept.spelled if kept is not None and kept.spelled else None
+
     def relate(self, old: str, new: str, cosine: float | None = None) -> Relation:
         """:func:`relate` for two texts, ``old`` said first."""
         first, second = self.reader.read_many([old, new])
