@@ -38,6 +38,7 @@ def test_units_after_a_number_have_one_name(written: str, read: str) -> None:
         "The deal is worth $3m.",  # a million, not a metre
         "I have 2 kids and 3 cats.",
         "Dinner moved to the 23rd, from the 22nd.",  # ordinals, not nanodays
+        "We go 10 pin bowling.",  # no picoinch: a short prefixed form takes a common prefix
     ],
 )
 def test_words_after_a_number_that_are_no_units_are_kept(text: str) -> None:
@@ -49,3 +50,33 @@ def test_a_plain_unit_is_read_before_a_prefixed_one() -> None:
     assert unit_name("kilos") == "kilogram"
     assert unit_name("kg") == "kilogram"
     assert unit_name("the") is None
+
+
+@pytest.mark.parametrize(
+    ("hyphened", "apart"),
+    [
+        ("Every morning I do a five-kilometre run.", "Every morning I do a 5 km run."),
+        ("It's a ten-minute walk.", "It's a 10 minute walk."),
+        ("It's a 10-minute walk.", "It's a ten minute walk."),
+        ("They have a twenty-five-metre pool.", "They have a 25 m pool."),
+        ("A 2.5-litre engine.", "A 2.5 L engine."),
+        ("My twelve-year-old loves it.", "My 12-year-old loves it."),
+    ],
+)
+def test_a_number_joined_to_its_unit_by_a_hyphen_is_the_number_and_the_unit(
+    hyphened: str, apart: str
+) -> None:
+    assert canonical_text(hyphened) == canonical_text(apart)
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("I bought it second-hand.", "I bought it secondhand."),  # an ordinal
+        ("A two-bed flat.", "A twobed flat."),  # no unit
+        ("Is this the Covid-19 jab?", "Is this the Covid-19 jab?"),
+        ("Forty-five minutes.", "45 minute."),  # one number
+    ],
+)
+def test_other_words_joined_by_hyphens_stay_joined(text: str, read: str) -> None:
+    assert canonical_text(text) == read

@@ -156,3 +156,14 @@ def test_a_text_not_read_has_no_known_spelling_and_is_not_parsed_for_one(
     assert reader.kept("Ingrid's colour is teal, never read.") is None
     reader.read("Ingrid's colour is teal.")
     assert versions.spelled("Ingrid's colour is teal.") == "Ingrid's color is teal."
+
+
+def test_btw_inside_a_sentence_frames_it_and_is_no_part_of_its_subject(
+    reader: StatementReader,
+) -> None:
+    assert unchatted("Ben, fyi, is vegan now") == "Ben is vegan now"
+    old = "My son's swimming lesson is at the leisure centre."
+    new = "Mad week, the car broke down, and oh btw swimming moved to the pool on Hill Road"
+    (moved,) = [c for c in reader.read(new).claims if c.predicate == "move"]
+    assert moved.subject == "swimming"
+    assert kind(reader, old, new) == "update"

@@ -24,10 +24,11 @@ from datetime import datetime
 from functools import lru_cache
 
 from dateutil.parser import parserinfo
+from spacy.lang.en.lex_attrs import like_num
 
 from .disfluency import fluent, unhedged
 from .typos import mended
-from .units import units
+from .units import unit_name, units
 
 __all__ = [
     "calendar_dates",
@@ -307,6 +308,7 @@ def canonical_text(text: str) -> str:
     from text_to_num import alpha2digit
 
     text = _NOW.sub("now", mended(unshouted(fluent(unchatted(text)))))
+    text = _HYPHENED.sub(_number_and_unit, text) if "-" in text else text
     names = [m[0] for m in _NAMED_NUMBER.finditer(text)]  # "the network Three" is a name
     masked = _NAMED_NUMBER.sub(_MASK, text) if names else text
     try:
@@ -452,6 +454,34 @@ _ONE_AND_A_HALF = re.compile(r"\b(?:an?|1) ([a-z]+) and a half\b", re.IGNORECASE
 _AGE = re.compile(r"\b(\d+)\s+(?:years?|yrs?)\s+old\b", re.IGNORECASE)
 
 
+# Words joined by hyphens ("five-kilometre", "10-minute", "twenty-five-metre", "grey-green").
+_HYPHENED = re.compile(r"\b[\w.]+(?:-[\w.]+)+\b")
+
+
+def _number_and_unit(match: re.Match[str]) -> str:
+    """A number joined to a unit by a hyphen, as the number and the unit: "a five-kilometre
+    run" says what "a 5 km run" says, "a 10-minute walk" what "a 10 minute walk" says
+    ("twenty-five" stays one number; "second-hand" and "two-bed" are no quantities)."""
+    parts = match[0].split("-")
+    for at in range(1, len(parts)):
+        if all(map(_cardinal, parts[:at])) and unit_name(parts[at]) is not None:
+            return "-".join(parts[:at]) + " " + "-".join(parts[at:])
+    return match[0]
+
+
+def _cardinal(word: str) -> bool:
+    """Whether ``word`` is a cardinal number, in digits or in words ("12", "twenty"; not
+    "second" or "fifth")."""
+    lowered = word.lower()
+    if lowered.replace(".", "", 1).isdigit():
+        return True
+    number = bool(like_num(lowered))  # type: ignore[no-untyped-call]
+    return number and lowered not in _ORDINALS and not lowered.endswith("th")
+
+
+_ORDINALS = frozenset({"first", "second", "third"})
+
+
 # A hyphenated compound ("grey-green"): spelled part by part before it is glued into one word.
 _COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 
@@ -462,10 +492,11 @@ def _us_compound(match: re.Match[str]) -> str:
 
 # Ways of saying "now" ("I'm training for a triathlon at the moment").
 _NOW = re.compile(r"\b(?:at the moment|at present|right now|as of now)\b", re.IGNORECASE)
-# Words chat adds that say nothing of the statement ("im vegan lol").
+# Words chat adds that say nothing of the statement ("im vegan lol"); "btw" and "fyi" inside
+# a sentence too ("..., and oh btw ballet moved to Fenwick Lane": else read as the subject's).
 _INTERJECTIONS = re.compile(
     r"[,;]?\s*\b(?:lol+|lmao|lmfao|rofl|ha(?:ha)+|he(?:he)+|omg|xd|ugh|yay|woo+hoo+|yikes|"
-    r"tbh|imo|imho|smh)\b[!.]*",
+    r"tbh|imo|imho|smh|(?:oh,?\s+)?(?:btw|fyi))\b[!.:,]*",
     re.IGNORECASE,
 )
 # "#" standing alone for "number" ("my flight # is UA882", "new # is 555-0199").

@@ -119,9 +119,10 @@ def unit_name(word: str) -> str | None:
     if plain:
         return str(plain[0])
     # A prefixed unit is written short ("kg", "mL") or with the prefix in full ("kilograms"):
-    # "cats" is no centi-technical-atmosphere.
+    # "cats" is no centi-technical-atmosphere; and short, only with a prefix people write
+    # ("ten pin bowling" is no picoinch)
     for prefix, unit, _ in readings:
-        if len(word) <= _SHORT or lowered.startswith(prefix):
+        if (len(word) <= _SHORT and prefix in _PREFIXES) or lowered.startswith(prefix):
             return str(registry.get_name(prefix + unit))
     return None
 
