@@ -1495,3 +1495,14 @@ def test_texts_apart_with_no_subject_in_common_are_not_compared_clause_by_clause
     assert relate(old, new, similar, 0.45).kind == "unknown"
     mine = reader.read("I live in Denver."), reader.read("My sister moved to Austin.")
     assert relate(*mine, similar, 0.1).kind == "unknown"  # "user" is the subject of both
+
+
+def test_an_initialism_may_leave_out_the_of_it_stands_for(reader: StatementReader) -> None:
+    """ "EOD" is end of day, "DOB" date of birth: the "of" has no letter of its own in the
+    words compared, so an "o" inside the form stands for it."""
+    dob, birth = "Lena's DOB is 4 March 1990.", "Lena's date of birth is 4 March 1990."
+    assert kind(reader, dob, birth) == "same"
+    eod = "The invoice is due EOD Friday."
+    assert kind(reader, eod, "The invoice is due end of day Friday.") == "same"
+    assert kind(reader, eod, "The invoice is due end of day Monday.") != "same"
+    assert not only_abbreviated({"eod", "friday"}, {"end", "friday"})  # one word is no initialism

@@ -95,15 +95,20 @@ def _shortens(form: str, word: str) -> bool:
 
 def _initials_of(form: str, words: set[str]) -> set[str]:
     """Two or more of ``words`` whose initials are the letters of ``form`` ("nyc": new, york,
-    city); empty when there are none, or more candidates than letters."""
+    city); empty when there are none, or more candidates than letters. An "o" inside the
+    form may stand for the "of" that ``words`` leave out ("eod": end, day; "dob": date,
+    birth)."""
     by_initial: dict[str, list[str]] = {}
     for word in sorted(words):
         if word.isalpha():
             by_initial.setdefault(word[0], []).append(word)
     needed = Counter(form)
+    if "o" in form[1:] and "o" not in by_initial:
+        needed -= Counter("o")  # "end of day": the "of" is no word of the comparison
     if any(len(by_initial.get(ch, ())) != n for ch, n in needed.items()):
         return set()  # too few, or more than it has letters for: which words is not clear
-    return {w for ch in needed for w in by_initial[ch]}
+    found = {w for ch in needed for w in by_initial[ch]}
+    return found if len(found) >= 2 else set()
 
 
 #: How alike two spellings of one name are (difflib's ratio): "Thomson" / "Thompson" 0.93,
