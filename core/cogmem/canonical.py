@@ -177,6 +177,8 @@ def one_spelling(canonical: str) -> str:
     return _LETTERS.sub(lambda m: us_spelling(m[0].lower()) if m[0].islower() else m[0], spelled)
 
 
+# Contractions that can only be one word ("'s" is "is", "has" or an owner's; "'d" "had" or
+# "would").
 _SPELLED = {"m": " am", "re": " are", "ve": " have", "ll": " will"}
 _CONTRACTED = re.compile(r"['\u2019](m|re|ve|ll)\b", re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]+")

@@ -111,8 +111,6 @@ _ADVERBIAL_LEADS = frozenset(
         "till", "since", "every", "each", "most", "usually", "always", "often",
     }
 )  # fmt: skip
-# Contractions that can only be one word ("'s" is "is", "has" or an owner's; "'d" "had" or
-# "would"), spelled out before a second comparison.
 # Contractions the tokenizer splits in two ("isn't" -> "isn", "t"): the verb they negate.
 _NOT_CONTRACTED = {"won": "will", "can": "can", "shan": "shall", "ain": "is"}
 

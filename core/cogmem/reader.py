@@ -153,6 +153,7 @@ class StatementReader:
         spoken = [(n, who, said) for n, who, said in lines if who != "assistant"]
         try:
             said_canonical = {said: canonical_text(said) for _, _, said in spoken}
+            spelled = [one_spelling(said_canonical.get(t) or canonical_text(t)) for t in texts]
             docs = self._docs([said_canonical[said] for _, _, said in spoken])
             for doc in docs:  # the parser's regular misreads, mended where a failure loses no write
                 mend_verbs_read_as_nouns(doc)
@@ -180,7 +181,7 @@ class StatementReader:
                 has_speaker(text),
                 marks_revision(text),
                 tuple(gists[n]),
-                one_spelling(said_canonical.get(text) or canonical_text(text)),
+                spelled[n],
             )
             for n, text in enumerate(texts)
         }
