@@ -8,11 +8,14 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+import numpy as np
+
 from cogmem import CognitiveMemory
 from cogmem.embedding import MiniLMEmbedder
 from cogmem.lines import marks_more_than_negation
 from cogmem.reader import StatementReader
-from cogmem.versions import _marked, relate
+from cogmem.records import MemoryRecord
+from cogmem.versions import Evidence, Versions, _marked, relate
 from tests.test_versions import kind, similar
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -149,3 +152,55 @@ def test_a_change_verb_said_as_a_habit_changes_nothing(
     relation = relate(reader.read(old), reader.read(new), similar, 0.45)
     assert relation.kind != "update"
     assert relation.sibling is side_by_side
+
+
+# ------------------------------------------------------------- subjects told by their heads
+def _evidence(reader: StatementReader, old: str, new: str) -> Evidence:
+    """Read-time evidence of ``old`` (100 days old) and ``new`` (10), at cosine 1."""
+    records = [
+        MemoryRecord(id=text, text=text, created_at=_at(days), memory_type="semantic")
+        for text, days in ((old, 100), (new, 10))
+    ]
+    return Versions(reader, similar).pairs(records, [np.ones(4), np.ones(4)])
+
+
+def test_a_word_before_another_subjects_head_does_not_make_it_that_subject(
+    reader: StatementReader,
+) -> None:
+    """A newer memory about "the bike shed" cannot be what changed "my bike": it does not keep
+    the bike at its own age (it did when any word of the subjects was shared). A key of the
+    cabin is still a sibling fact of the cabin."""
+    bike, shed = "My bike is a green Brompton.", "The bike shed at work takes a keypad code now."
+    assert (bike, shed) not in _evidence(reader, bike, shed).unsettling
+    cabin, key = "The cabin sleeps six people.", "The cabin key is under the mat."
+    found = _evidence(reader, cabin, key)
+    assert (cabin, key) in found.siblings
+    assert (cabin, key) not in found.unsettling
+
+
+def test_two_things_with_other_heads_are_apart_whatever_their_values_share(
+    reader: StatementReader,
+) -> None:
+    """A flat and a caravan, both let for pounds: the similarity must not outdate the older
+    (the shared unit kept them ``unknown``, left to the cosine)."""
+    flat = "The flat in Leeds is let to students for £900 a month."
+    caravan = "Our caravan in Whitby is rented out at £95 a night."
+    found = _evidence(reader, flat, caravan)
+    assert (flat, caravan) in found.unrelated
+    assert not found.updates
+
+
+def test_one_head_with_other_words_before_it_is_two_things(reader: StatementReader) -> None:
+    """"garage door code" / "shed door code": the embedder places the two words that say which
+    door close (0.84 here), but they name two codes; two heads at that closeness ("lawyer" /
+    "attorney") are still one thing named twice."""
+    cosines = {frozenset({"garage", "shed"}): 0.84, frozenset({"lawyer", "attorney"}): 0.8}
+
+    def near(a: str, b: str) -> float:
+        return cosines.get(frozenset({a, b}), similar(a, b))
+
+    def relation(old: str, new: str) -> str:
+        return relate(reader.read(old), reader.read(new), near, 0.8).kind
+
+    assert relation("The garage door code is 4417.", "The shed door code is 9930.") != "update"
+    assert relation("My lawyer is Dana Reeve.", "My attorney is now Sam Ortiz.") == "update"

@@ -44,6 +44,7 @@ __all__ = [
     "owns",
     "same_slot",
     "same_subject",
+    "subject_head",
     "synonymous",
     "two_doings",
     "value_phrase",
@@ -182,6 +183,17 @@ def same_subject(old: Claim, new: Claim) -> bool:
     return bool(a) and bool(b) and (a <= b or b <= a)
 
 
+def subject_head(claim: Claim) -> str:
+    """The head of a claim's subject, what it is: its last word before a preposition
+    ("thermostat" of "upstairs thermostat", "flat" of "flat in bristol"); the words before
+    it say which one ("" for no subject)."""
+    words = claim.subject.split()
+    for i, w in enumerate(words):
+        if w in _PREPOSITIONS and i:
+            return words[i - 1]
+    return words[-1] if words else ""
+
+
 def _one_owner(a: str, b: str) -> bool:
     """Whether two owners are one: the same, or the user's relative named with and without
     "my" ("parent" / "user parent": "Parents' anniversary: 8 July." is the speaker's)."""
@@ -288,7 +300,8 @@ def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
     """:func:`same_subject`, or one thing of one owner named otherwise: a misspelling or
     WordNet's first-sense synonym (:func:`cogmem.content_words.only_reworded`: "my favrite
     bar" / "my favorite bar"), or words at cosine ≥ ``SYNONYM_KIN`` ("my lawyer" / "my
-    attorney"); never two relatives, nor by cosine words the parser read as adjectives or
+    attorney"); never two relatives, nor by cosine words before one head (:func:`subject_head`:
+    "the savings account" / "the current account") or words the parser read as adjectives or
     adverbs, whose antonyms sit as close ("the upstairs thermostat" / "the downstairs
     thermostat"), and not "the living room TV" / "the bedroom TV", whose other words tell two
     things apart."""
@@ -303,6 +316,8 @@ def _one_subject(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
         return False  # "tok00300" / "tok00785": codes, not words with synonyms
     if only_reworded(a, b):
         return True  # "my favrite bar" / "my favorite bar"; "my sofa" / "my couch"
+    if subject_head(old) == subject_head(new):
+        return False  # one head, other words before it say which: "savings" / "current account"
     if a & old.modifiers or b & new.modifiers:
         return False  # by cosine never adjectives or adverbs: "upstairs" / "downstairs" 0.84
     return similar(" ".join(sorted(a)), " ".join(sorted(b))) >= SYNONYM_KIN

@@ -94,6 +94,7 @@ from .slots import (
     owns,
     same_slot,
     same_subject,
+    subject_head,
     synonymous,
     value_phrase,
     when_word,
@@ -365,27 +366,40 @@ def _close(cosine: float | None, at_least: float) -> bool:
     return cosine is not None and cosine >= at_least
 
 
-def _share_a_subject(old: Statement, new: Statement) -> bool:
+def _share_a_subject(old: Statement, new: Statement, *, heads: bool = False) -> bool:
     """Whether the two may speak of one subject: a word in common among their clauses'
     subjects and owners ("user" of "I" and of "my sister"), or a pronoun subject (who or what
-    it is, is not known)."""
+    it is, is not known). ``heads``: of a subject that is not a person, only its head counts
+    (:func:`cogmem.slots.subject_head`): "The cabin key ..." speaks of the cabin, but it is a
+    key; "The car park ticket machine ..." is a machine, whatever "My car ..." says."""
     if any(is_pronoun(c) for c in (*old.claims, *new.claims)):
         return True
-    theirs = {w for c in old.claims for w in (*c.subject.split(), *c.owner.split())}
-    return any(w in theirs for c in new.claims for w in (*c.subject.split(), *c.owner.split()))
+    theirs = {w for c in old.claims for w in _subject_words(c, heads=heads)}
+    return any(w in theirs for c in new.claims for w in _subject_words(c, heads=heads))
+
+
+def _subject_words(claim: Claim, *, heads: bool) -> set[str]:
+    """A claim's owner's words and its subject's (only its head, with ``heads``, unless the
+    subject is a person: every word of a name is the person)."""
+    subject = [subject_head(claim)] if heads and not claim.person else claim.subject.split()
+    return {w for w in (*claim.owner.split(), *subject) if w}
 
 
 def _told_apart(old: Statement, new: Statement) -> bool:
     """Whether two facts the reading left ``unknown`` are still not versions of one: both
     read, every claim a state, the newer says nothing of a change (no revision, no change
-    verb), and no two of their claims have one verb or share a word of their values.
-    "Ananya's favourite flowers are marigolds." says nothing of where Ananya is moving,
-    however close the two embeddings are; "I'm down to 9 vacation days." may well change "I
+    verb), and either their subjects share no head (nor owner) or no two of their claims
+    have one verb or share a word of their values. "Ananya's favourite flowers are
+    marigolds." says nothing of where Ananya is moving, however close the two embeddings
+    are, and "Our caravan in Whitby is rented out at £95 a night." nothing of "The flat in
+    Leeds ..." for the pounds both ask; "I'm down to 9 vacation days." may well change "I
     have 14 vacation days left."."""
     if not (old.readable and new.readable and _facts(old) and _facts(new)):
         return False
     if new.revises or _change_verb(new):
         return False
+    if not _share_a_subject(old, new, heads=True):
+        return True  # "The flat in Leeds ..." / "Our caravan in Whitby ...": two things
     return not any(one_verb(a, b) or a.content & b.content for a in old.claims for b in new.claims)
 
 
@@ -574,7 +588,7 @@ class Versions:
                 different.add((older.id, newer.id))
             if relation.sibling or (apart and _share_a_subject(statements[i], statements[j])):
                 siblings.add((older.id, newer.id))
-            elif _share_a_subject(statements[i], statements[j]):
+            elif _share_a_subject(statements[i], statements[j], heads=True):
                 unsettling.add((older.id, newer.id))
         return Evidence(
             tuple(updates),
