@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import pytest
-
 import numpy as np
+import pytest
 
 from cogmem import CognitiveMemory
 from cogmem.embedding import MiniLMEmbedder
@@ -191,7 +190,7 @@ def test_two_things_with_other_heads_are_apart_whatever_their_values_share(
 
 
 def test_one_head_with_other_words_before_it_is_two_things(reader: StatementReader) -> None:
-    """"garage door code" / "shed door code": the embedder places the two words that say which
+    """ "garage door code" / "shed door code": the embedder places the two words that say which
     door close (0.84 here), but they name two codes; two heads at that closeness ("lawyer" /
     "attorney") are still one thing named twice."""
     cosines = {frozenset({"garage", "shed"}): 0.84, frozenset({"lawyer", "attorney"}): 0.8}
