@@ -184,9 +184,9 @@ def same_subject(old: Claim, new: Claim) -> bool:
 
 
 def subject_head(claim: Claim) -> str:
-    """The head of a claim's subject, what it is: its last word before a preposition
-    ("thermostat" of "upstairs thermostat", "flat" of "flat in bristol"); the words before
-    it say which one ("" for no subject)."""
+    """The word a subject names its thing by: its last word before a preposition
+    ("thermostat" of "upstairs thermostat", "password" of "wifi password at home"; English
+    compounds end in their head); the words before it say which one ("" for no subject)."""
     words = claim.subject.split()
     for i, w in enumerate(words):
         if w in _PREPOSITIONS and i:
@@ -233,20 +233,11 @@ def _part_of(old: Claim, new: Claim) -> bool:
         return False
     short, long = (old, new) if a <= b else (new, old)
     return (
-        _head_noun(short) != _head_noun(long)
-        and _head_noun(short) not in long.modifiers  # "my favorite" / "my favorite cuisine"
+        subject_head(short) != subject_head(long)
+        and subject_head(short) not in long.modifiers  # "my favorite" / "my favorite cuisine"
         and not (_only_when(old) and _only_when(new))
         and not _one_measure(old, new)
     )
-
-
-def _head_noun(claim: Claim) -> str:
-    """The word a subject names its thing by: the last before a preposition ("rent" of "the
-    allotment rent", "password" of "the wifi password at home"; English compounds end in
-    their head). Two heads are two things unless both are given a date or time alone."""
-    words = claim.subject.split()
-    cut = next((n for n, w in enumerate(words) if w in _PREPOSITIONS), len(words))
-    return words[cut - 1] if cut else claim.subject
 
 
 def _one_measure(old: Claim, new: Claim) -> bool:
