@@ -23,7 +23,7 @@ from cogmem.canonical import (
     us_spelling,
 )
 from cogmem.content_words import only_reworded
-from cogmem.errors import CogmemError, InvalidTypeError, ModelNotFoundError
+from cogmem.errors import CogmemError, InvalidInputError, InvalidTypeError, ModelNotFoundError
 from cogmem.intake import take_in
 from cogmem.judges import judged
 from cogmem.lines import marks_change, marks_revision, speaker_lines
@@ -1016,6 +1016,40 @@ def test_the_parser_model_is_checked(tmp_path: pytest.TempPathFactory) -> None:
         _check(copy)
 
 
+def test_the_parser_multiplies_through_numpy_and_parses_as_the_release_does() -> None:
+    """The pipeline runs its matrices through numpy's BLAS rather than thinc's bundled BLIS
+    (faster on the machines we measured), and that changes no parse: every token's tag,
+    lemma, dependency and head are those of the pipeline as released, one text at a time
+    and in a batch."""
+    import spacy
+
+    from cogmem.parser import load_parser
+
+    nlp = load_parser()
+    assert nlp.get_pipe("tok2vec").model.ops.use_blis is False
+    released = spacy.load(_model_dir(), exclude=["ner", "senter"])
+    assert released.get_pipe("tok2vec").model.ops.use_blis is True
+    texts = [
+        "My sister moved to Oslo last week and works at Nokia now.",
+        "Scratch that: the dentist is on Thursday at 4:30, not Friday.",
+        "We've switched the kids' swimming lessons to Saturday mornings.",
+        "Dr. Okafor said my cholesterol is down to 4.2 mmol/L.",
+        "The upstairs thermostat is set to 19°C; downstairs stays at 21.",
+        "Honestly I don't drink coffee anymore, just green tea.",
+        "Jonas's new number is +44 7700 900123 (the old one is dead).",
+        "The lease on the flat in Leeds runs until March 2027.",
+        "I'm allergic to penicillin and, it turns out, to cats.",
+        "bon, changement: the ferry to Santander sails at 9pm Friday",
+    ]
+
+    def annotations(docs: Any) -> list[list[tuple[str, str, str, int]]]:
+        return [[(t.tag_, t.lemma_, t.dep_, t.head.i) for t in doc] for doc in docs]
+
+    expected = annotations(released.pipe(texts))
+    assert annotations(nlp(t) for t in texts) == expected
+    assert annotations(nlp.pipe(texts, batch_size=64)) == expected
+
+
 # ----------------------------------------------------------------------- through a memory
 def _at(days: float) -> datetime:
     return NOW - timedelta(days=days)
@@ -1376,6 +1410,24 @@ def test_a_write_is_embedded_while_its_type_is_read() -> None:
     records, read = intake.reading.settle(intake.records)
     assert [r.memory_type for r in records] == ["semantic", "episodic"]
     assert read == {records[0].id}
+
+
+def test_a_malformed_item_starts_no_reading() -> None:
+    """Items are checked before their types are read: a call with a malformed item raises
+    without parsing any of its texts (before, the reading started, and the error waited for
+    it)."""
+    read: list[str] = []
+
+    def counted(texts: Sequence[str]) -> list[str]:
+        read.extend(texts)
+        return ["semantic"] * len(texts)
+
+    with pytest.raises(InvalidInputError, match="item 1"):
+        take_in(
+            ["I live in Lyon.", {"text": "   "}], NOW, CognitiveMemoryConfig(),
+            HashingEmbedder(), False, batch=True, classify=counted,
+        )  # fmt: skip
+    assert read == []
 
 
 def _facts(texts: Sequence[str]) -> list[str]:

@@ -300,20 +300,21 @@ def take_in(
         InvalidTypeError / InvalidInputError: An item is malformed (nothing is embedded).
         DuplicateIdError: An id is given twice in one namespace.
     """
+    made = [
+        to_record(f"item {i}: " if batch else "", item, now, config, _undecided)
+        for i, item in enumerate(items)
+    ]
+    refuse_repeats([r for r, _ in made])
     untyped: list[tuple[int, str]] = []
     if classify is not None and config.default_memory_type == "auto":
         untyped = [(i, t) for i, t in enumerate(map(_untyped_text, items)) if t is not None]
+    # started once the items are checked: a malformed one starts no parse to wait for
     reading = (
         start_reading(classify, [t for _, t in untyped], [i for i, _ in untyped])
         if classify and untyped
         else None
     )
     try:
-        made = [
-            to_record(f"item {i}: " if batch else "", item, now, config, _undecided)
-            for i, item in enumerate(items)
-        ]
-        refuse_repeats([r for r, _ in made])
         vectors = embed(embedder, [r.text for r, _ in made], progress) if made else None
     except BaseException:
         if reading is not None:

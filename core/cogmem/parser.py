@@ -7,6 +7,10 @@ sha256 of each weight file is checked against the digests below, so a different 
 copy is refused rather than trusted. The named-entity recogniser and the sentence splitter are
 not loaded (the parser splits sentences).
 
+The pipeline multiplies its matrices through numpy's BLAS (OpenBLAS in numpy's wheels),
+not the BLIS that thinc bundles: the parses are the same, and a short text parses in about
+half the time (``docs/design.md`` §6).
+
 Loading takes about a second and happens on first use, once per process.
 """
 
@@ -80,6 +84,8 @@ def load_parser() -> Any:
             folder = _model_dir()
             _check(folder)
             import spacy
+            from thinc.api import use_ops
 
-            _loaded.append(spacy.load(folder, exclude=["ner", "senter"]))
+            with use_ops("numpy", use_blis=False):  # the layers keep the ops they are made with
+                _loaded.append(spacy.load(folder, exclude=["ner", "senter"]))
     return _loaded[0]
