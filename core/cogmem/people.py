@@ -8,6 +8,7 @@ of one fact, whatever their clauses say ("Chen's phone number" / "Dana's phone n
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .claims import PRONOUNS, Claim, Statement
 
@@ -64,17 +65,26 @@ def named_in(statement: Statement, beside: Statement | None = None) -> set[str]:
 
 def _written_in_lower_case(person: str, text: str) -> bool:
     """Whether every word of ``person`` is written in lower case in ``text``."""
-    return all(re.search(rf"(?<![\w'’-]){re.escape(w)}(?![\w'’-])", text) for w in person.split())
+    return all(_as_written(w).search(text) for w in person.split())
 
 
 def _written_as_name(person: str, text: str) -> bool:
     """Whether a word of ``person`` other than a relative is written with a capital in
     ``text`` ("grandmother june" of "Grandma June")."""
-    return any(
-        re.search(rf"\b{re.escape(w[:1].upper() + w[1:])}", text)
-        for w in person.split()
-        if w not in RELATIVES
-    )
+    return any(_capitalised(w).search(text) for w in person.split() if w not in RELATIVES)
+
+
+@lru_cache(maxsize=8192)
+def _as_written(word: str) -> re.Pattern[str]:
+    """``word`` as a word of its own, not part of another (kept: a name is looked for in
+    every text it is compared with)."""
+    return re.compile(rf"(?<![\w'’-]){re.escape(word)}(?![\w'’-])")
+
+
+@lru_cache(maxsize=8192)
+def _capitalised(word: str) -> re.Pattern[str]:
+    """``word`` written with a capital, at the start of a word."""
+    return re.compile(rf"\b{re.escape(word[:1].upper() + word[1:])}")
 
 
 #: Words for relatives: a closed class, each a person of its own.

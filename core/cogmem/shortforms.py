@@ -65,9 +65,11 @@ def _explains(short: Set[str], long: Set[str]) -> bool:
     and all of them: some reading of every form does ("dr" as "doctor", not the initials of
     "doctor regarding", when "re" must read "regarding"). Every reading is tried, so the
     answer does not hang on which form is read first."""
-    forms = sorted(short, key=lambda form: (-len(form), form))
-    if not all(form.isalpha() and _SHORTEST <= len(form) <= _LONGEST for form in forms):
+    if len(short) > len(long):  # each form reads one word of ``long`` at least
         return False
+    if not all(form.isalpha() and _SHORTEST <= len(form) <= _LONGEST for form in short):
+        return False
+    forms = sorted(short, key=lambda form: (-len(form), form))
 
     def fits(at: int, left: frozenset[str]) -> bool:
         if at == len(forms):
