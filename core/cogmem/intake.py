@@ -307,7 +307,7 @@ def take_in(
     refuse_repeats([r for r, _ in made])
     untyped: list[tuple[int, str]] = []
     if classify is not None and config.default_memory_type == "auto":
-        untyped = [(i, t) for i, t in enumerate(map(_untyped_text, items)) if t is not None]
+        untyped = [(i, r.text) for i, (r, _) in enumerate(made) if _names_no_type(items[i])]
     # started once the items are checked: a malformed one starts no parse to wait for
     reading = (
         start_reading(classify, [t for _, t in untyped], [i for i, _ in untyped])
@@ -331,20 +331,13 @@ def _undecided(text: str) -> str:
     return "episodic"
 
 
-def _untyped_text(item: object) -> str | None:
-    """The text of an input that names no memory type (``None`` if it names one, or is not
-    well formed: :func:`to_record` then says what is wrong)."""
-    text: object = None
-    if isinstance(item, str):
-        text = item
-    elif isinstance(item, MemoryInput) and item.memory_type is None:
-        text = item.text
-    elif isinstance(item, Mapping) and item.get("memory_type") is None:
-        text = item.get("text")
-    try:
-        return check_text(text, "text")
-    except (InvalidInputError, InvalidTypeError):
-        return None
+def _names_no_type(item: object) -> bool:
+    """Whether a well-formed input leaves its memory type to the default."""
+    if isinstance(item, MemoryInput):
+        return item.memory_type is None
+    if isinstance(item, Mapping):
+        return item.get("memory_type") is None
+    return True  # a plain string
 
 
 def refuse_repeats(records: Sequence[MemoryRecord]) -> None:
