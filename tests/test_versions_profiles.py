@@ -203,3 +203,32 @@ def test_one_head_with_other_words_before_it_is_two_things(reader: StatementRead
 
     assert relation("The garage door code is 4417.", "The shed door code is 9930.") != "update"
     assert relation("My lawyer is Dana Reeve.", "My attorney is now Sam Ortiz.") == "update"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Ingrid teaches chemistry at the sixth form.", "Ingrid's sons are 9 and 12."),
+        ("The user's sister is called Maud.", "The user's favourite film is Alien."),
+        ("Oskar's ring size is 8.", "Oskar's parents live in Malmö."),
+    ],
+)
+def test_two_things_of_one_owner_stand_side_by_side(
+    reader: StatementReader, old: str, new: str
+) -> None:
+    """A person and their relative, or two things of one owner, each named by its own head:
+    other attributes of one subject's world, not a version left to the cosine (they were
+    ``unknown``, and the older fact took the ``newer_version`` penalty its similarity gave)."""
+    relation = relate(reader.read(old), reader.read(new), similar, 0.45)
+    assert (relation.kind, relation.sibling) == ("different", True)
+    found = _evidence(reader, old, new)
+    assert (old, new) in found.siblings
+    assert (old, new) in found.unrelated
+
+
+def test_a_revision_sharing_the_name_of_a_thing_updates_it(reader: StatementReader) -> None:
+    """ "Finished Hyperion; now on Dune." revises what "Started Hyperion last week." says: the
+    shared name is a book's, not a person's, and counts as common ground (it did not: every
+    name was taken for who the two are about)."""
+    old, new = "Started Hyperion last week.", "Finished Hyperion; now on Dune."
+    assert kind(reader, old, new, 0.45) == "update"

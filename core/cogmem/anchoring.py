@@ -157,10 +157,11 @@ def things(statement: Statement) -> frozenset[str]:
 
 
 def common_ground(old: Statement, new: Statement) -> bool:
-    """Whether the two share more than who they are about: a content word besides names and
-    relatives ("gate", "room", "kg"), or a number each ("the 38" / "the 41 now")."""
-    names = {a for a in old.anchors | new.anchors if a.isalpha()} | kin(old) | kin(new)
-    if (content(old) & content(new)) - names:
+    """Whether the two share more than who they are about: a content word besides the people
+    they speak of and relatives ("gate", "room", "kg"; a thing's name counts: "the Lantern
+    Café" / "the Lantern Bistro"), or a number each ("the 38" / "the 41 now")."""
+    people = {w for p in people_of(old) | people_of(new) for w in p.split()}
+    if (content(old) & content(new)) - people - kin(old) - kin(new):
         return True
     return any(map(_numeric, old.anchors)) and any(map(_numeric, new.anchors))
 

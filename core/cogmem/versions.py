@@ -74,7 +74,7 @@ from .anchoring import (
 from .claims import CHANGE_VERBS, Claim, Statement
 from .content_words import retyped, same_content, says_less
 from .lines import marks_more_than_negation, marks_only_a_past
-from .people import is_pronoun, named_in, people_of, relatives_of, share_a_person
+from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
 from .records import MemoryRecord
@@ -507,14 +507,28 @@ def _informative(statement: Statement) -> bool:
 
 def _other_attributes(old: Statement, new: Statement, *, strict: bool) -> bool:
     """Whether the two speak of one subject, and of different attributes of it ("Ana lives
-    in Paris." / "Ana is vegetarian." / "Ana's birthday is May 3."): the claims were compared
-    and none updates another. ``strict``: the newer says it changes something, so only the
-    same subject counts ("Rina moved on to 555-0110" may well change "Rina's phone
+    in Paris." / "Ana is vegetarian." / "Ana's birthday is May 3."; two things of one owner,
+    "Heron's launch date ..." / "Heron's backend ...", :func:`_one_owners`): the claims were
+    compared and none updates another. ``strict``: the newer says it changes something, so
+    only the same subject counts ("Rina moved on to 555-0110" may well change "Rina's phone
     number")."""
     return any(
-        same_subject(a, b) or (not strict and (owns(a, b) or owns(b, a)))
+        same_subject(a, b) or (not strict and (owns(a, b) or owns(b, a) or _one_owners(a, b)))
         for a in old.claims
         for b in new.claims
+    )
+
+
+def _one_owners(a: Claim, b: Claim) -> bool:
+    """Whether two claims speak of two things of one owner, each named by its own head
+    ("Heron's launch target" / "Heron's backend"; "my sister" / "my favourite film"), or of a
+    person and a relative of theirs ("Tobias" / "Tobias's kids", a person of their own:
+    :func:`cogmem.slots.owns`). Two heads that name one thing ("my doctor" / "my GP") never
+    get this far: the reading takes them for one slot first."""
+    if a.owner and a.owner == b.owner:
+        return subject_head(a) != subject_head(b)
+    return any(
+        x.person and y.owner == x.subject and bool(y.thing & RELATIVES) for x, y in ((a, b), (b, a))
     )
 
 
