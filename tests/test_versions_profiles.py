@@ -14,7 +14,8 @@ from cogmem.embedding import MiniLMEmbedder
 from cogmem.lines import marks_more_than_negation
 from cogmem.reader import StatementReader
 from cogmem.records import MemoryRecord
-from cogmem.versions import Evidence, Versions, _marked, relate
+from cogmem.statement_pairs import marks_a_change
+from cogmem.versions import Evidence, Versions, relate
 from tests.test_versions import kind, similar
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -75,7 +76,7 @@ def test_a_newer_fact_that_answers_as_well_keeps_the_older_at_its_age(
 def test_a_negation_changes_only_what_it_negates(
     reader: StatementReader, old: str, new: str, marked: bool
 ) -> None:
-    assert _marked(reader.read(old), reader.read(new)) is marked
+    assert marks_a_change(reader.read(old), reader.read(new)) is marked
 
 
 def test_a_no_that_answers_is_more_than_a_negation() -> None:

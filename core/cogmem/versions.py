@@ -56,9 +56,6 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
-import Stemmer
-from spacy.lang.en.lex_attrs import like_num
-from spacy.lang.en.stop_words import STOP_WORDS
 
 from .agreement import agree, other_voice, same_hours
 from .anchoring import (
@@ -71,10 +68,10 @@ from .anchoring import (
     other_anchors,
     timed,
 )
-from .claims import CHANGE_VERBS, Claim, Statement
+from .claims import Claim, Statement
 from .content_words import retyped, same_content, says_less
-from .lines import marks_more_than_negation, marks_only_a_past
-from .people import RELATIVES, is_pronoun, named_in, people_of, relatives_of, share_a_person
+from .lines import marks_only_a_past
+from .people import is_pronoun, named_in, people_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
 from .records import MemoryRecord
@@ -88,16 +85,28 @@ from .slots import (
     changes_to_kind,
     changes_value,
     one_predicate,
-    one_verb,
     opposed,
     other_things,
     owns,
     same_slot,
     same_subject,
-    subject_head,
     synonymous,
     value_phrase,
-    when_word,
+)
+from .statement_pairs import (
+    change_verb,
+    changes_elsewhere,
+    facts,
+    informative,
+    marks_a_change,
+    negates_what_was_said,
+    one_property,
+    other_attributes,
+    share_a_subject,
+    shared_values,
+    side_by_side,
+    told_apart,
+    two_relatives,
 )
 
 __all__ = [
@@ -125,13 +134,6 @@ CONTENT_SAME = 0.6
 #: clauses are not compared (a search's newer-version penalty starts at 0.40 too).
 APART = 0.4
 _WORD = re.compile(r"\w+")
-# A negation and the few words it names ("not Gatwick", "don't call — ...": "call").
-_NEGATED = re.compile(
-    r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't)\b(?P<what>(?:\s+[\w'’-]+){1,3})",
-    re.IGNORECASE,
-)
-_STEMMER = Stemmer.Stemmer("english")
-_STOP_WORDS = frozenset(w for w in STOP_WORDS if not like_num(w)) | {"user"}  # type: ignore[no-untyped-call]
 # Every word form of a bare change's verb (BARE_CHANGES), and more: only texts that have one
 # are parsed when a search looks for changes that name no slot.
 _MAY_BE_BARE = re.compile(
@@ -176,7 +178,7 @@ def _conflict(old: Statement, new: Statement) -> str:
     theirs, ours = people_of(old, new), people_of(new, old)
     if theirs and ours and not share_a_person(theirs, ours):
         return "people"
-    if any(_two_relatives(a, b) for a, b in pairs):
+    if any(two_relatives(a, b) for a, b in pairs):
         return "people"  # "my sister" / "my brother": two people, however alike
     if any(
         a.predicate == b.predicate and not is_pronoun(a) and not is_pronoun(b) for a, b in pairs
@@ -214,10 +216,10 @@ def _relation(
     old: Statement, new: Statement, similar: PhraseSimilarity, cosine: float | None
 ) -> Relation:
     readable = old.readable and new.readable
-    marked = _marked(old, new)
+    marked = marks_a_change(old, new)
     if spelled := respelled(old.anchors, new.anchors, new.text):  # "Thompson, with a p"
         return Relation("update", (f"spelled {spelled[0]} -> {spelled[1]}",), sure=True)
-    if readable and cosine is not None and cosine < APART and not _share_a_subject(old, new):
+    if readable and cosine is not None and cosine < APART and not share_a_subject(old, new):
         return Relation("different")  # nothing in common, not close: no clause to compare
     if same_content(old, new) and (
         cosine is None or cosine >= CONTENT_SAME or (cosine >= APART and retyped(old, new))
@@ -292,7 +294,7 @@ def _relation(
         if not other_anchors(old, new, clocks=not marked):
             return Relation("same", lasting=all(c.state for c in old.claims))
         retold = True  # every claim agrees, but a name or number differs: the words decide
-    if readable and _changes_elsewhere(old, new):
+    if readable and changes_elsewhere(old, new):
         return Relation("different")
     conflict = _conflict(old, new)
     close = cosine is not None and cosine >= MARKED_TOPIC
@@ -302,26 +304,26 @@ def _relation(
     # counts: only the corrections of the held-out sets use some of its forms, and "no
     # rawhides" beside "a Great Dane" costs less than a correction lost.
     # one that names what it replaces ("..., not Gatwick") need only be near it
-    named = _close(cosine, MARKED_NEAR) and _negates_what_was_said(old, new)
+    named = _close(cosine, MARKED_NEAR) and negates_what_was_said(old, new)
     if (
         marked
         and conflict != "people"
         and (close or named)
-        and not (marks_only_a_past(new.text) and not _shared_values(old, new, states=False))
+        and not (marks_only_a_past(new.text) and not shared_values(old, new, states=False))
     ):
         return Relation("update", ("said to change it",))
-    changing = marked or _change_verb(new)
+    changing = marked or change_verb(new)
     if conflict:
-        return Relation("different", sibling=_side_by_side(old, new, changing=changing))
+        return Relation("different", sibling=side_by_side(old, new, changing=changing))
     if (
         readable
         and not retold
-        and _other_attributes(old, new, strict=changing)
-        and _informative(new)
-        and not _shared_values(old, new)
+        and other_attributes(old, new, strict=changing)
+        and informative(new)
+        and not shared_values(old, new)
         and not (timed(old) and anchored(old, new, cosine))
     ):
-        sibling = not changing and _facts(old) and _facts(new) and not _one_property(old, new)
+        sibling = not changing and facts(old) and facts(new) and not one_property(old, new)
         return Relation("different", sibling=sibling)
     if new.revises and cosine is not None and cosine >= MARKED_NEAR and common_ground(old, new):
         # "Flight UA 889 boards at gate C7." / "Gate change! Now C22." (cosine 0.36): a
@@ -335,155 +337,8 @@ def _relation(
     return Relation("unknown")
 
 
-def _marked(old: Statement, new: Statement) -> bool:
-    """Whether ``new`` says it changes something ``old`` says: a mark that says more than a
-    negation ("actually", "now", "switched": :func:`cogmem.lines.marks_more_than_negation`),
-    or a negation of a word of ``old`` ("It's Stansted, not Gatwick." after "... from
-    Gatwick."; "I'm not vegetarian."). A negation of what ``old`` never mentions contrasts
-    within ``new`` itself: "Saffron only drinks from the fountain, not her bowl." changes
-    nothing of "Saffron is a ginger tabby."."""
-    if not new.marked or marks_more_than_negation(new.text):
-        return new.marked
-    return _negates_what_was_said(old, new)
-
-
-def _negates_what_was_said(old: Statement, new: Statement) -> bool:
-    """Whether ``new`` negates a word ``old`` says: it names what it replaces ("It's
-    Stansted, not Gatwick." after "I'm flying out of Gatwick.")."""
-    if not new.marked:
-        return False
-    negated = {
-        w
-        for m in _NEGATED.finditer(new.text)
-        for w in _WORD.findall(m["what"].lower())
-        if w not in _STOP_WORDS
-    }
-    said = {w for w in (*old.words, *_WORD.findall(old.text.lower())) if w not in _STOP_WORDS}
-    return bool(set(_STEMMER.stemWords(sorted(negated))) & set(_STEMMER.stemWords(sorted(said))))
-
-
 def _close(cosine: float | None, at_least: float) -> bool:
     return cosine is not None and cosine >= at_least
-
-
-def _share_a_subject(old: Statement, new: Statement, *, heads: bool = False) -> bool:
-    """Whether the two may speak of one subject: a word in common among their clauses'
-    subjects and owners ("user" of "I" and of "my sister"), or a pronoun subject (who or what
-    it is, is not known). ``heads``: of a subject that is not a person, only its head counts
-    (:func:`cogmem.slots.subject_head`): "The cabin key ..." speaks of the cabin, but it is a
-    key; "The car park ticket machine ..." is a machine, whatever "My car ..." says."""
-    if any(is_pronoun(c) for c in (*old.claims, *new.claims)):
-        return True
-    theirs = {w for c in old.claims for w in _subject_words(c, heads=heads)}
-    return any(w in theirs for c in new.claims for w in _subject_words(c, heads=heads))
-
-
-def _subject_words(claim: Claim, *, heads: bool) -> set[str]:
-    """A claim's owner's words and its subject's (only its head, with ``heads``, unless the
-    subject is a person: every word of a name is the person)."""
-    subject = [subject_head(claim)] if heads and not claim.person else claim.subject.split()
-    return {w for w in (*claim.owner.split(), *subject) if w}
-
-
-def _told_apart(old: Statement, new: Statement) -> bool:
-    """Whether two facts the reading left ``unknown`` are still not versions of one: both
-    read, every claim a state, the newer says nothing of a change (no revision, no change
-    verb), and either their subjects share no head (nor owner) or no two of their claims
-    have one verb or share a word of their values. "Ananya's favourite flowers are
-    marigolds." says nothing of where Ananya is moving, however close the two embeddings
-    are, and "Our caravan in Whitby is rented out at £95 a night." nothing of "The flat in
-    Leeds ..." for the pounds both ask; "I'm down to 9 vacation days." may well change "I
-    have 14 vacation days left."."""
-    if not (old.readable and new.readable and _facts(old) and _facts(new)):
-        return False
-    if new.revises or _change_verb(new):
-        return False
-    if not _share_a_subject(old, new, heads=True):
-        return True  # "The flat in Leeds ..." / "Our caravan in Whitby ...": two things
-    return not any(one_verb(a, b) or a.content & b.content for a in old.claims for b in new.claims)
-
-
-def _change_verb(statement: Statement) -> bool:
-    """Whether a claim of a statement has a change verb ("moved", "switched"), not said as a
-    habit ("Jonah takes his coffee black.", "The lease renews every August.")."""
-    return any(c.predicate.split()[0] in CHANGE_VERBS and not c.habitual for c in statement.claims)
-
-
-def _side_by_side(old: Statement, new: Statement, *, changing: bool) -> bool:
-    """Whether two facts the reading holds to be about different subjects give one attribute
-    of each, side by side, so that neither outdates the other: two relatives ("My dad lives
-    in Cardiff." / "My mum lives in Swansea."); or, while the newer says no change, one thing
-    of two owners or places ("My blood type ..." / "My husband's blood type ...", "Home Wi-Fi
-    password ..." / "Office guest Wi-Fi password ..."). Subjects with no word in common
-    ("my doctor" / "my GP") may be one thing named twice, and a name the parser found may be
-    a misread word ("Piano moved to Thursdays."): neither is enough."""
-    if not (_facts(old) and _facts(new)):
-        return False
-    pairs = [(a, b) for a in old.claims for b in new.claims]
-    if any(_two_relatives(a, b) for a, b in pairs):
-        return True
-    return not changing and any(
-        a.predicate == b.predicate
-        and (relatives_of(a) != relatives_of(b) or (a.thing - {"user"}) & (b.thing - {"user"}))
-        for a, b in pairs
-    )
-
-
-def _two_relatives(a: Claim, b: Claim) -> bool:
-    """Whether the two claims' subjects name relatives, and other ones ("my sister" / "my
-    brother")."""
-    x, y = relatives_of(a), relatives_of(b)
-    return bool(x and y and x != y)
-
-
-def _facts(statement: Statement) -> bool:
-    """Whether every claim of a statement says how things are (no one-off event)."""
-    return all(c.state for c in statement.claims)
-
-
-def _one_property(old: Statement, new: Statement) -> bool:
-    """Whether a claim of each gives one property of something (not a person) by one verb:
-    "Kwame's favourite colour is yellow." / "... is teal." hold one value, whatever the
-    reading makes of the two values' kinds (two attributes of a person, "Ana is vegetarian."
-    / "Ana is a nurse.", are not so)."""
-    return any(
-        a.predicate == b.predicate and not (a.person or b.person) and same_subject(a, b)
-        for a in old.claims
-        for b in new.claims
-    )
-
-
-def _shared_values(old: Statement, new: Statement, *, states: bool = True) -> bool:
-    """Whether a state claimed by ``new`` holds a word of what a state claimed by ``old`` says
-    (not a number or a time word): "I drink 2 litres of water a day." / "Upped it to 3
-    litres of water." (one-off past events are never updated, whatever they share).
-    ``states=False``: any claims, whatever the tense ("I used to be at Google." names what
-    "I work at Google." says; "Granny used to be a seamstress." nothing "Granny is 94."
-    says)."""
-    said = {w for c in old.claims if c.state or not states for w in c.content if not when_word(w)}
-    return any(
-        w in said
-        for c in new.claims
-        if c.state or not states
-        for w in c.content
-        if not when_word(w)
-    )
-
-
-def _changes_elsewhere(old: Statement, new: Statement) -> bool:
-    """Whether ``new`` is a bare change to a value of another kind than every value the older
-    says of that subject or of what it owns, one of them a number: "Chen switched; now
-    Around." changes neither "Chen's phone number is 555-0110" nor "Chen switched; now 9:30",
-    so it changes another of Chen's attributes. (Words and names are not told apart so: "a
-    flat white" / "Starbucks".)"""
-    held = [
-        (a.complement_kind if a.complement else a.value_kind, b.value_kind)
-        for b in new.claims
-        if bare(b) and b.content and b.state
-        for a in old.claims
-        if a.content and a.state and (same_subject(a, b) or owns(b, a))
-    ]
-    return bool(held) and all(x != y and "number" in (x, y) for x, y in held)
 
 
 def _slot_phrase(claim: Claim) -> str:
@@ -498,38 +353,6 @@ def _changes_what(statement: Statement) -> bool:
     """Whether a statement says that something changed without naming what: a bare change
     ("Victor switched; now Drone.", "Chen said they moved on to Dune.")."""
     return any(bare(c) for c in statement.claims)
-
-
-def _informative(statement: Statement) -> bool:
-    """Whether every claim says something of its subject ("Chen switched" says nothing)."""
-    return all(c.value or c.complement for c in statement.claims)
-
-
-def _other_attributes(old: Statement, new: Statement, *, strict: bool) -> bool:
-    """Whether the two speak of one subject, and of different attributes of it ("Ana lives
-    in Paris." / "Ana is vegetarian." / "Ana's birthday is May 3."; two things of one owner,
-    "Heron's launch date ..." / "Heron's backend ...", :func:`_one_owners`): the claims were
-    compared and none updates another. ``strict``: the newer says it changes something, so
-    only the same subject counts ("Rina moved on to 555-0110" may well change "Rina's phone
-    number")."""
-    return any(
-        same_subject(a, b) or (not strict and (owns(a, b) or owns(b, a) or _one_owners(a, b)))
-        for a in old.claims
-        for b in new.claims
-    )
-
-
-def _one_owners(a: Claim, b: Claim) -> bool:
-    """Whether two claims speak of two things of one owner, each named by its own head
-    ("Heron's launch target" / "Heron's backend"; "my sister" / "my favourite film"), or of a
-    person and a relative of theirs ("Tobias" / "Tobias's kids", a person of their own:
-    :func:`cogmem.slots.owns`). Two heads that name one thing ("my doctor" / "my GP") never
-    get this far: the reading takes them for one slot first."""
-    if a.owner and a.owner == b.owner:
-        return subject_head(a) != subject_head(b)
-    return any(
-        x.person and y.owner == x.subject and bool(y.thing & RELATIVES) for x, y in ((a, b), (b, a))
-    )
 
 
 class Versions:
@@ -595,14 +418,14 @@ class Versions:
             vi, vj = unit[i], unit[j]
             cosine = None if vi is None or vj is None else float(vi @ vj)
             relation = relate(statements[i], statements[j], self.similar, cosine)
-            apart = relation.kind == "unknown" and _told_apart(statements[i], statements[j])
+            apart = relation.kind == "unknown" and told_apart(statements[i], statements[j])
             if relation.kind == "update":
                 updates.append((older.id, newer.id))
             elif relation.kind in ("different", "same") or apart:
                 different.add((older.id, newer.id))
-            if relation.sibling or (apart and _share_a_subject(statements[i], statements[j])):
+            if relation.sibling or (apart and share_a_subject(statements[i], statements[j])):
                 siblings.add((older.id, newer.id))
-            elif _share_a_subject(statements[i], statements[j], heads=True):
+            elif share_a_subject(statements[i], statements[j], heads=True):
                 unsettling.add((older.id, newer.id))
         return Evidence(
             tuple(updates),
