@@ -233,3 +233,15 @@ def test_a_revision_sharing_the_name_of_a_thing_updates_it(reader: StatementRead
     name was taken for who the two are about)."""
     old, new = "Started Hyperion last week.", "Finished Hyperion; now on Dune."
     assert kind(reader, old, new, 0.45) == "update"
+
+
+def test_a_person_the_older_names_as_its_value_is_not_another_person(
+    reader: StatementReader,
+) -> None:
+    """The newer is about Haddad, whom the older names as its value: one person, so the
+    clauses decide (the two were read as about other people, and so never as versions)."""
+    old = "My landlord is Mr. Haddad."
+    assert kind(reader, old, "Haddad is just the caretaker; the landlord is Mrs. Novak.") == (
+        "update"
+    )
+    assert kind(reader, "Maria lives in Nairobi.", "Aisha lives in Nairobi.") == "different"

@@ -229,7 +229,7 @@ def _relation(
         said = (*old.claims, *new.claims)
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
     theirs, ours = named_in(old, new), named_in(new, old)
-    if (theirs and ours and not share_a_person(theirs, ours)) or namesakes(old, new):
+    if (theirs and ours and not _one_person(theirs, ours, old, new)) or namesakes(old, new):
         return Relation("different")  # other people: whatever the clauses say, not one fact
     if (
         only_abbreviated(old.words, new.words)
@@ -335,6 +335,13 @@ def _relation(
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     return Relation("unknown")
+
+
+def _one_person(theirs: set[str], ours: set[str], old: Statement, new: Statement) -> bool:
+    """Whether a person one text is about is one the other names too, as who it is about or
+    anywhere among its names ("My landlord is Mr. Haddad." / "Haddad is just the caretaker;
+    the landlord is Mrs. Novak.": the older names Haddad as its value)."""
+    return share_a_person(theirs, ours | new.anchors) or share_a_person(ours, theirs | old.anchors)
 
 
 def _close(cosine: float | None, at_least: float) -> bool:
