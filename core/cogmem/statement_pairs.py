@@ -214,8 +214,9 @@ def _one_owners(a: Claim, b: Claim) -> bool:
     """Whether two claims speak of two things of one owner, each named by its own head
     ("Heron's launch target" / "Heron's backend"; "my sister" / "my favourite film"), or of a
     person and a relative of theirs ("Tobias" / "Tobias's kids", a person of their own:
-    :func:`cogmem.slots.owns`). Two heads that name one thing ("my doctor" / "my GP") never
-    get this far: the reading takes them for one slot first."""
+    :func:`cogmem.slots.owns`). Two heads the reading takes for one thing ("my lawyer" / "my
+    attorney", synonyms: :func:`cogmem.slots.same_slot`) never get this far: their claims
+    were compared as one slot first."""
     if a.owner and a.owner == b.owner:
         return subject_head(a) != subject_head(b)
     return any(
