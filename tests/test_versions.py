@@ -894,6 +894,18 @@ def test_things_told_apart_by_an_adjective_are_two_subjects(reader: StatementRea
     assert kind(reader, old, new, cosine=0.9) == "update"
 
 
+def test_a_subject_named_more_narrowly_is_not_merged_away(reader: StatementReader) -> None:
+    """A merge keeps the older text: a newer one that names the older's subject by more words
+    ("the upstairs thermostat" after "the thermostat") may be about another thing, and
+    merged it would drop the word that says which. Before, every claim agreeing read them
+    as the same. A narrower older one, said more shortly later, loses nothing merged."""
+    old, new = "My coach is away until March.", "My assistant coach is away until March."
+    assert kind(reader, old, new, cosine=0.86) != "same"
+    old, new = "The thermostat is set to 20 degrees.", "The hall thermostat is set to 20 degrees."
+    assert kind(reader, old, new, cosine=0.9) != "same"
+    assert kind(reader, new, old, cosine=0.9) == "same"
+
+
 def test_a_revision_of_what_the_older_also_says_updates_it_further_apart(
     reader: StatementReader,
 ) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "facts",
     "informative",
     "marks_a_change",
+    "narrows",
     "negates_what_was_said",
     "one_property",
     "other_attributes",
@@ -69,6 +70,19 @@ def negates_what_was_said(old: Statement, new: Statement) -> bool:
     }
     said = {w for w in (*old.words, *_WORD.findall(old.text.lower())) if w not in _STOP_WORDS}
     return bool(set(_STEMMER.stemWords(sorted(negated))) & set(_STEMMER.stemWords(sorted(said))))
+
+
+def narrows(old: Statement, new: Statement) -> bool:
+    """Whether ``new`` names a subject of ``old`` by more words, one of which ``old`` never
+    says: "My skip-level manager is ..." after "My manager is ...", "the upstairs
+    thermostat" after "the thermostat". The narrower may be another person or thing, and a
+    merge, which keeps the older text, would drop the word that says which (a narrower
+    older, "the upstairs thermostat" then "the thermostat", loses nothing)."""
+    return any(
+        subject_head(a) == subject_head(b) and a.thing < b.thing and bool(b.thing - old.words)
+        for a in old.claims
+        for b in new.claims
+    )
 
 
 def share_a_subject(old: Statement, new: Statement, *, heads: bool = False) -> bool:

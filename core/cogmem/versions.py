@@ -99,6 +99,7 @@ from .statement_pairs import (
     facts,
     informative,
     marks_a_change,
+    narrows,
     negates_what_was_said,
     one_property,
     other_attributes,
@@ -291,7 +292,7 @@ def _relation(
     if readable and every:
         # "... at 10:45" / "Actually, ... at 22:45": a bare time said again with its part of
         # the day is the same time, unless the newer says it changes something
-        if not other_anchors(old, new, clocks=not marked):
+        if not other_anchors(old, new, clocks=not marked) and not narrows(old, new):
             return Relation("same", lasting=all(c.state for c in old.claims))
         retold = True  # every claim agrees, but a name or number differs: the words decide
     if readable and changes_elsewhere(old, new):
@@ -330,7 +331,7 @@ def _relation(
         # revision that the reading did not tell apart, on something the older also says
         return Relation("update", ("said to change it",))
     settled = not changing or (not marked and one_time(old, new))  # "yoga starts at 18:00"
-    if readable and not retold and settled and anchored(old, new, cosine):
+    if readable and not retold and settled and anchored(old, new, cosine) and not narrows(old, new):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
