@@ -1,0 +1,66 @@
+"""What the texts of a query's best candidates say about each other: the read-time evidence
+of versions (design §3), by which :func:`cogmem.scoring.score_candidates` orders them.
+
+:func:`read_evidence` reads the ``version_candidates`` most relevant memories a query found
+against each other (:meth:`cogmem.versions.Versions.pairs`): which updates which, which are
+other facts side by side, which may have been changed by a later one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .config import CognitiveMemoryConfig
+from .lines import has_speaker
+from .namespace import Namespace
+from .records import SUMMARY_KEY, MemoryRecord
+from .scoring import Candidate
+from .versions import Evidence, Versions
+
+__all__ = ["read_evidence"]
+
+
+def read_evidence(
+    namespace: Namespace,
+    found: list[Candidate],
+    fused: Mapping[str, float],
+    config: CognitiveMemoryConfig,
+    versions: Versions | None,
+) -> Evidence:
+    """What the texts of the ``version_candidates`` most relevant memories the query found say
+    about their pairs: which updates which, which are not versions of one fact.
+
+    A turn of a conversation between named speakers ("Mira: ...") never updates another at
+    read time: in a conversation, a later turn that reads like a change rarely is one
+    (measured on LoCoMo, docs/benchmarks.md). What one person told the memory (a fact, or an
+    episode with no speaker named, as the agent middleware stores a user's message and its
+    reply) may. Write-time links are not limited so."""
+    if versions is None or config.version_evidence != "slots":
+        return Evidence()
+    direct = [c for c in found if c.via == "search"]
+    top = sorted(direct, key=lambda c: (-fused.get(c.memory.id, 0.0), c.memory.id))
+    chosen = top[: config.version_candidates]
+    if all(c.memory.memory_type == "episodic" and has_speaker(c.memory.text) for c in chosen):
+        return Evidence()  # turns of a conversation only: a later one rarely corrects another
+    unread = [c.memory.id for c in chosen if c.vector is None]
+    read = namespace.vectors(unread) if unread else {}
+    found_pairs = versions.pairs(
+        [c.memory for c in chosen],
+        [c.vector if c.vector is not None else read.get(c.memory.id) for c in chosen],
+    )
+    stated = {c.memory.id for c in chosen if _may_update(c.memory)}
+    later = [c.memory for c in top[config.version_candidates :] if _may_update(c.memory)]
+    return Evidence(
+        tuple(p for p in found_pairs.updates if p[1] in stated),
+        found_pairs.unrelated,
+        versions.doubts([c.memory for c in chosen], later) if later else (),
+        found_pairs.siblings,
+        found_pairs.unsettling,
+    )
+
+
+def _may_update(memory: MemoryRecord) -> bool:
+    """Whether a memory may outdate an older one at read time: not a turn of a conversation
+    between named speakers, nor a summary of older memories."""
+    turn = memory.memory_type == "episodic" and has_speaker(memory.text)
+    return not turn and SUMMARY_KEY not in memory.metadata
