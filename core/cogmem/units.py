@@ -11,6 +11,7 @@ after a number is read by ``pint``'s unit registry, and a unit becomes its one n
     "21°C", "21 degrees Celsius"          -> "21 degree_Celsius"
     "4%", "4 percent"                     -> "4 percent"
     "$40", "40 dollars", "40 bucks"       -> "40 dollar"
+    "$65/mo", "65 dollars a month"        -> "65 dollar per month"
 
 A word is read as a unit only right after a number and when it is no English stop word
 (spaCy's list: "2 a day" is no year, "3 in the box" no inch). Where ``pint`` reads a word as a
@@ -28,8 +29,10 @@ from typing import Any
 
 __all__ = ["stop_words", "unit_name", "units"]
 
-# pint reads "kilo" only as a prefix; people say it for a kilogram.
-_ALIASES = ("@alias kilogram = kilo",)
+# pint reads "kilo" only as a prefix; people say it for a kilogram. And it has no short form
+# of a month or a week that people write in a rate ("$65/mo", "€80/mth", "3 km/wk";
+# "mth" it reads as a thousandth of an inch).
+_ALIASES = ("@alias kilogram = kilo", "@alias month = mo = mth", "@alias week = wk")
 # Money, which pint does not measure: a sign before the number, a word after it.
 _SIGNS = {"$": "dollar", "€": "euro", "£": "pound_sterling", "¥": "yen"}
 _MONEY = {
