@@ -921,6 +921,23 @@ def test_a_revision_of_what_the_older_also_says_updates_it_further_apart(
     assert kind(reader, old, new, cosine=0.4) != "update"
 
 
+def test_it_is_a_new_number_corrects_the_number_said_before(reader: StatementReader) -> None:
+    """A correction often names its subject only as "it": "Did I say 7? It's 7:30." The
+    pronoun stands for the older subject when the newer names no other and repeats the older
+    number or says it changes something; before, nothing read "it" as anything."""
+    old = "Our book club meets at 7 on Thursdays."
+    new = "did I say 7 for book club? it's 7:30, my bad"
+    assert kind(reader, old, new, cosine=0.6) == "update"
+    old, new = "I left the car on deck 2, bay F9.", "Hang on, no, it's deck 5. F9 is right though."
+    assert kind(reader, old, new, cosine=0.55) == "update"
+    # another subject named: "it" is that one
+    old, new = "My sister's birthday is May 3.", "My brother's birthday? It's June 5."
+    assert kind(reader, old, new, cosine=0.75) != "update"
+    # nothing said of a change, no number repeated: "it" may be anything
+    old, new = "The parcel should arrive by the 12th.", "It's 14 degrees outside."
+    assert kind(reader, old, new, cosine=0.3) != "update"
+
+
 class _TwoPairs:
     """An embedder that puts each pair of texts at cosine 0.9 and every other text (a phrase
     the reading embeds) apart from them."""

@@ -28,6 +28,7 @@ __all__ = [
     "negates_what_was_said",
     "one_property",
     "other_attributes",
+    "said_of_it",
     "share_a_subject",
     "shared_values",
     "side_by_side",
@@ -236,3 +237,35 @@ def _one_owners(a: Claim, b: Claim) -> bool:
     return any(
         x.person and y.owner == x.subject and bool(y.thing & RELATIVES) for x, y in ((a, b), (b, a))
     )
+
+
+def said_of_it(old: Statement, new: Statement) -> tuple[str, ...]:
+    """What ``new`` gives anew, saying only "it is ...", of a value of ``old`` with numbers:
+    "it's 9, sorry" after "Sven's party starts at 8.", "Wait, no, it's level 4." after "I
+    parked on level 3, spot C12.". The pronoun stands for the older subject when the newer
+    says nothing of another one (every subject of its claims is "it" or a word of the older
+    text) and either repeats a number of the older value ("Did I say January 31? It's January
+    15.") or says it changes something (:func:`marks_a_change`); the new value has numbers,
+    and no two the same as the older's. The older may tell of an event: what the newer
+    corrects is what was said of it ("I parked on level 3"). Each change as ``"old claim ->
+    new claim"``."""
+    if any(c.subject != "it" and not set(c.subject.split()) <= old.words for c in new.claims):
+        return ()
+    changes = []
+    for b in new.claims:
+        ours = _numbers(b.value)
+        if b.subject != "it" or b.predicate != "be" or b.negated or not b.state or not ours:
+            continue
+        for a in old.claims:
+            theirs = _numbers(a.value)
+            if is_pronoun(a) or a.negated or not theirs or ours & theirs:
+                continue
+            repeated = bool(theirs & (new.words - set(b.value)))
+            if repeated or marks_a_change(old, new):
+                changes.append(f"{a.describe()} -> {b.describe()}")
+    return tuple(dict.fromkeys(changes))
+
+
+def _numbers(words: tuple[str, ...] | frozenset[str]) -> frozenset[str]:
+    """The words of ``words`` with a digit (numbers, dates and times, canonical)."""
+    return frozenset(w for w in words if any(ch.isdigit() for ch in w))

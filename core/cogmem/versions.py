@@ -103,6 +103,7 @@ from .statement_pairs import (
     negates_what_was_said,
     one_property,
     other_attributes,
+    said_of_it,
     share_a_subject,
     shared_values,
     side_by_side,
@@ -284,6 +285,8 @@ def _relation(
                 guesses.append(f"{a.describe()} -> {b.describe()}")
     if changes:
         return Relation("update", tuple(dict.fromkeys(changes)), sure=True)
+    if readable and (given := said_of_it(old, new)):
+        return Relation("update", given, sure=True)  # "Did I say 8? It's 9."
     if guesses:
         return Relation("update", tuple(dict.fromkeys(guesses)))
     if (things or sayings) and not agreed_old:
