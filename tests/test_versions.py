@@ -938,6 +938,21 @@ def test_it_is_a_new_number_corrects_the_number_said_before(reader: StatementRea
     assert kind(reader, old, new, cosine=0.3) != "update"
 
 
+def test_a_change_verb_said_as_a_habit_changes_nothing(reader: StatementReader) -> None:
+    """ "take", "get", "start" are change verbs ("I took a job at ..."), but said as a habit
+    they change nothing: two medicines taken every night are two facts, and a class led and
+    a class taken are two doings, not one said again. Before, the habit read as a sure
+    update (a version link), and with the change verb's update gone, the same names and
+    numbers at this closeness read as the same (a merge: the second text lost)."""
+    old, new = "I take 20 mg of omeprazole every night.", "I take 20 mg of simvastatin every night."
+    assert kind(reader, old, new, cosine=0.63) != "update"
+    old, new = "I lead a yoga class on Fridays.", "I take a yoga class on Fridays."
+    assert kind(reader, old, new, cosine=0.91) not in ("update", "same")
+    # a habit the text says is new still changes the old one
+    old, new = "I drink my coffee black.", "I take my coffee with oat milk now."
+    assert kind(reader, old, new, cosine=0.52) == "update"
+
+
 class _TwoPairs:
     """An embedder that puts each pair of texts at cosine 0.9 and every other text (a phrase
     the reading embeds) apart from them."""

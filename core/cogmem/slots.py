@@ -37,6 +37,7 @@ __all__ = [
     "bare",
     "changes_to_kind",
     "changes_value",
+    "light_for_another",
     "one_predicate",
     "one_verb",
     "opposed",
@@ -335,6 +336,28 @@ def two_doings(old: Claim, new: Claim) -> bool:
     if not set(verbs) <= _LIGHT:
         return False
     return bool(ours and theirs) and not ours & theirs
+
+
+def light_for_another(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:
+    """Whether two claims about one subject say it does two things with one thing (a word
+    of their values in common, not a number or time word) by a light verb and another that
+    the embedder does not place with it (predicate phrases at cosine below
+    ``PREDICATE_KIN``): "I teach a pottery class" / "I take a pottery class" (0.30), where
+    :func:`two_doings` leaves a light verb to the words of the values. A light verb that
+    stands for the other may still be one doing ("buy" / "get" 0.57 is not told apart
+    here either way: below the bar, it is two); one whose value holds the other verb is one
+    ("I do my best work" / "I work best")."""
+    verbs = old.predicate.split()[0], new.predicate.split()[0]
+    if verbs[0] == verbs[1] or len(set(verbs) & _LIGHT) != 1 or not same_subject(old, new):
+        return False
+    if set(verbs) & _COPULAS:
+        return False
+    if not any(not when_word(w) for w in old.content & new.content):
+        return False  # not one thing done two ways: other things, left to the values
+    light, heavy = (old, new) if verbs[0] in _LIGHT else (new, old)
+    if heavy.predicate.split()[0] in light.value:
+        return False  # a light verb construction: "I do my best work" / "I work best"
+    return similar(_predicate_phrase(old), _predicate_phrase(new)) < PREDICATE_KIN
 
 
 def synonymous(old: Claim, new: Claim, similar: PhraseSimilarity) -> bool:

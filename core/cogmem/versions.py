@@ -84,6 +84,7 @@ from .slots import (
     bare,
     changes_to_kind,
     changes_value,
+    light_for_another,
     one_predicate,
     opposed,
     other_things,
@@ -279,7 +280,10 @@ def _relation(
                 continue
             if not (a.state and b.state) or i in agreed_old:
                 continue
-            if slot or changes_value(a, b) or adjusts(a, b):
+            # a change verb said as a habit changes nothing unless the text says a change
+            # ("I get 12 eggs each week." / "I take my coffee with oat milk now.")
+            changed = changes_value(a, b) and (marked or b.negated or not b.habitual)
+            if slot or changed or adjusts(a, b):
                 changes.append(f"{a.describe()} -> {b.describe()}")
             elif marked and changes_to_kind(a, b, similar):
                 guesses.append(f"{a.describe()} -> {b.describe()}")
@@ -334,7 +338,14 @@ def _relation(
         # revision that the reading did not tell apart, on something the older also says
         return Relation("update", ("said to change it",))
     settled = not changing or (not marked and one_time(old, new))  # "yoga starts at 18:00"
-    if readable and not retold and settled and anchored(old, new, cosine) and not narrows(old, new):
+    if (
+        readable
+        and not retold
+        and settled
+        and anchored(old, new, cosine)
+        and not narrows(old, new)
+        and not any(light_for_another(a, b, similar) for a in old.claims for b in new.claims)
+    ):
         # "Yoga is at 6pm on Tuesdays." / "On Tuesdays I do yoga at 18:00.": what the parse
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
