@@ -43,6 +43,10 @@ def test_units_after_a_number_have_one_name(written: str, read: str) -> None:
         "I have 2 kids and 3 cats.",
         "Dinner moved to the 23rd, from the 22nd.",  # ordinals, not nanodays
         "We go 10 pin bowling.",  # no picoinch: a short prefixed form takes a common prefix
+        "We have 1 cat.",  # no centi-technical-atmosphere: a prefix before a unit people prefix
+        "Our pony is 14.2hh.",  # hands, no hectohours
+        "Send it to Sheffield S1 4GH.",  # the end of a postcode, no 4 gigahenries
+        "The postcode is EH10 4BF.",  # nor 4 board feet
     ],
 )
 def test_words_after_a_number_that_are_no_units_are_kept(text: str) -> None:

@@ -55,6 +55,13 @@ _PREFIXES = {
     "kilo": 3, "hecto": 2, "deca": 1, "deci": -1, "centi": -2, "milli": -3, "micro": -6,
     "mega": 6, "giga": 9, "tera": 12,
 }  # fmt: skip
+# The units people write short with a prefix ("km", "mL", "GB", "kWh", "GHz", "mAh").
+_PREFIXED = frozenset(
+    {
+        "meter", "gram", "liter", "byte", "bit", "baud", "hertz", "watt", "watt_hour",
+        "ampere_hour", "ampere", "volt", "joule", "calorie", "second", "newton", "pascal",
+    }
+)  # fmt: skip
 # Sizes: "10x10 ft", "420 x 380 cm", "4.2 m by 3.8 m".
 _CROSS = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?[x×]\s?(?=\d)")
 _SIZE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?) by (?=\d+(?:\.\d+)?\s?(?P<unit>[A-Za-z]+)\b)")
@@ -66,6 +73,8 @@ _POWERS = {
     **dict.fromkeys(("³", "3", "cu", "cubic"), "cubic"),
 }
 _NUMBER = r"\d+(?:[.,]\d+)*"
+# A code of letters and digits and a space, right before a number: its next part ("EH10 4BF").
+_CODE = re.compile(r"\b[A-Z]+\d+[A-Z]?\s$")
 # A sign and a number ("$40", "€1,200"), or a number and what may be a unit after it: "30kg",
 # "19°C", "4%", "20 m²", "20 sq m", "20 square metres", "21 degrees Celsius".
 _SIGNED = re.compile(rf"(?P<sign>[$€£¥])\s?(?P<n>{_NUMBER})(?!\s?(?:k|m|bn|mn)\b)")
@@ -123,14 +132,18 @@ def unit_name(word: str) -> str | None:
         return str(plain[0])
     # A prefixed unit is written short ("kg", "mL") or with the prefix in full ("kilograms"):
     # "cats" is no centi-technical-atmosphere; and short, only with a prefix people write
-    # ("ten pin bowling" is no picoinch)
+    # ("ten pin bowling" is no picoinch) before a unit they write prefixed ("one cat" is no
+    # centi-technical-atmosphere either, a horse of 15.2 hh no hectohours)
     for prefix, unit, _ in readings:
-        if (len(word) <= _SHORT and prefix in _PREFIXES) or lowered.startswith(prefix):
+        short = len(word) <= _SHORT and prefix in _PREFIXES and unit in _PREFIXED
+        if short or lowered.startswith(prefix):
             return str(registry.get_name(prefix + unit))
     return None
 
 
 def _quantity(match: re.Match[str]) -> str:
+    if _CODE.search(match.string, 0, match.start()):
+        return match[0]  # "S1 4GH", "EH10 4BF": the end of a postcode, no 4 gigahenries
     said = _amount(match)
     by = match["by"]
     if said is None or by is None:
