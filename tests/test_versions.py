@@ -16,6 +16,7 @@ import pytest
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.canonical import (
     apostrophised,
+    calendar_dates,
     canonical_text,
     clock_times,
     spelled_is,
@@ -85,6 +86,28 @@ def test_numbers_spelling_and_hyphens_are_canonical() -> None:
     assert us_spelling("table") == "table"
     assert unshouted("I'M ALLERGIC TO BEES!!") == "I'm allergic to bees!!"
     assert unshouted("I work at IBM.") == "I work at IBM."
+
+
+def test_a_range_of_days_with_its_month_said_once_is_two_dates(reader: StatementReader) -> None:
+    """ "Oct 14-16" was read as "10.14-16" and "14-16 October" as "14-10.16": one range,
+    two readings, and a restatement in the other form read as a change."""
+    for written in ("Oct 14-16", "14–16 October", "the 14th to the 16th of October"):
+        assert calendar_dates(f"The fair runs {written}.") == "The fair runs 10.14 to 10.16."
+    assert calendar_dates("Aug 3 - Aug 10, 2027") == "08.03 to 2027.08.10"
+    old = "The book fair runs 2027-03-08 to 2027-03-11."
+    new = "The book fair runs March 8–11, 2027."
+    assert kind(reader, old, new, cosine=0.9) == "same"
+
+
+def test_a_one_that_stands_for_a_thing_is_no_number(reader: StatementReader) -> None:
+    """ "the blue one" stands for a thing said before; read as the number 1 it made "My
+    umbrella is the blue one." a claim of a number, of another kind than any colour or
+    brand a correction names ("my suitcase is the grey Samsonite, the red one is Tariq's"
+    read as a different fact)."""
+    assert canonical_text("My umbrella is the blue one.") == "My umbrella is the blue one."
+    assert canonical_text("Which one is it? We have one dog.") == "Which one is it? We have 1 dog."
+    (claim,) = reader.read("My umbrella is the blue one.").claims
+    assert claim.complement_kind != "number" and "1" not in claim.value
 
 
 # ----------------------------------------------------------------------- reading claims

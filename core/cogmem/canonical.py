@@ -184,10 +184,11 @@ _CONTRACTED = re.compile(r"['\u2019](m|re|ve|ll)\b", re.IGNORECASE)
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-_MONTH = (
+_MONTH_NAME = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+_MONTH = _MONTH_NAME + r"\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?\.?,?\s+)?"
 _YEAR = r"(?:,?\s+\d{4})?"
@@ -201,6 +202,20 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _DOTTED_DATE = re.compile(r"\d{1,2}\.\d{1,2}\.\d{4}")
+# A range of days in one month, the month said once: "Oct 14-16", "Sept 17–19, 2024", "14-16
+# November", "3rd to 10th August" (each end then read as a date of its own).
+_UNTIL = r"\s*(?:-|–|—|to|until|till)\s*"
+_MONTH_FIRST = re.compile(
+    rf"\b(?P<month>{_MONTH_NAME})\.?\s+(?P<first>{_DAY}){_UNTIL}(?P<last>{_DAY})\b(?P<year>{_YEAR})",
+    re.IGNORECASE,
+)
+_MONTH_LAST = re.compile(
+    rf"\b(?:the\s+)?(?P<first>{_DAY}){_UNTIL}(?:the\s+)?(?P<last>{_DAY})\s+(?:of\s+)?"
+    rf"(?P<month>{_MONTH_NAME})\b(?P<year>{_YEAR})",
+    re.IGNORECASE,
+)
+# Two dates read, with a dash between them: a range ("08.03 - 08.10").
+_DATES_DASHED = re.compile(r"(?<=\d)\s*(?:-|–|—)\s*(?=(?:\d{4}\.)?\d{2}\.\d{2}\b)")
 _NO_YEAR = datetime(1, 1, 1)
 
 
@@ -223,10 +238,17 @@ def calendar_dates(text: str) -> str:
     """``text`` with its calendar dates as ``YYYY.MM.DD``, or ``MM.DD`` without a year (one
     token to the parser; dates read by dateutil; a weekday before a date is dropped).
 
+    A range of days with its month said once is two dates ("Oct 14-16", "14-16 October":
+    "10.14 to 10.16").
+
     >>> calendar_dates("on 5 Dec, on December 5th, on Thu the 9th of May, on 07/22/2025")
     'on 12.05, on 12.05, on 05.09, on 2025.07.22'
+    >>> calendar_dates("Oct 14-16, 14–16 October, Sept 17-19, 2024, Aug 3 - Aug 10")
+    '10.14 to 10.16, 10.14 to 10.16, 2024.09.17 to 2024.09.19, 08.03 to 08.10'
     """
-    return _DATE.sub(_date, text)
+    text = _MONTH_FIRST.sub(r"\g<month> \g<first>\g<year> to \g<month> \g<last>\g<year>", text)
+    text = _MONTH_LAST.sub(r"\g<first> \g<month>\g<year> to \g<last> \g<month>\g<year>", text)
+    return _DATES_DASHED.sub(" to ", _DATE.sub(_date, text))
 
 
 def weekday(word: str, *, capitalised: bool = False) -> str:
@@ -313,10 +335,12 @@ def canonical_text(text: str) -> str:
     text = _HYPHENED.sub(_number_and_unit, text) if "-" in text else text
     names = [m[0] for m in _NAMED_NUMBER.finditer(text)]  # "the network Three" is a name
     masked = _NAMED_NUMBER.sub(_MASK, text) if names else text
+    masked = _PROP_ONE.sub(rf"\1{_ONE}", masked)  # "the red one" is no number
     try:
         digits = alpha2digit(masked, "en", threshold=0)
     except Exception:  # the parser of number words must never lose a write: keep the words
         digits = masked
+    digits = digits.replace(_ONE, "one")
     if names:
         parts = digits.split(_MASK)
         digits = parts[0] + "".join(n + rest for n, rest in zip(names, parts[1:], strict=True))
@@ -446,6 +470,14 @@ _NAMED_NUMBER = re.compile(
     r"Thirty|Forty|Fifty|Sixty|Seventy|Eighty|Ninety|Hundred|Thousand|Million)\b"
 )
 _MASK = "\u2063"  # an invisible separator: no number word, kept by alpha2digit
+# "the red one", "a new one", "which one": a "one" that stands for a thing said before (a
+# prop-word; "my suitcase is the red one"), no number; it is not read as 1 (kept by this mark).
+_PROP_ONE = re.compile(
+    r"\b((?:the|this|that|which|another|an?|my|your|his|her|our|their|its)(?:\s+[a-z]+){0,2}"
+    r"\s+)one\b(?=\s*(?:[.,;:!?)]|$)|\s+(?:is|was|with|that|from|in|on|at|for|has|had)\b)",
+    re.IGNORECASE,
+)
+_ONE = "\u2064"
 
 
 # "9 and a half" (after number words became digits) is 9.5.
