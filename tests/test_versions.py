@@ -106,6 +106,7 @@ def test_a_one_that_stands_for_a_thing_is_no_number(reader: StatementReader) -> 
     read as a different fact)."""
     assert canonical_text("My umbrella is the blue one.") == "My umbrella is the blue one."
     assert canonical_text("Which one is it? We have one dog.") == "Which one is it? We have 1 dog."
+    assert canonical_text("I forgot the ones I took.") == "I forgot the ones I took."
     (claim,) = reader.read("My umbrella is the blue one.").claims
     assert claim.complement_kind != "number" and "1" not in claim.value
 

@@ -336,6 +336,7 @@ def canonical_text(text: str) -> str:
     names = [m[0] for m in _NAMED_NUMBER.finditer(text)]  # "the network Three" is a name
     masked = _NAMED_NUMBER.sub(_MASK, text) if names else text
     masked = _PROP_ONE.sub(rf"\1{_ONE}", masked)  # "the red one" is no number
+    masked = _ONES.sub(f"{_ONE}s", masked)  # nor "the ones I took"
     try:
         digits = alpha2digit(masked, "en", threshold=0)
     except Exception:  # the parser of number words must never lose a write: keep the words
@@ -478,6 +479,7 @@ _PROP_ONE = re.compile(
     re.IGNORECASE,
 )
 _ONE = "\u2064"
+_ONES = re.compile(r"\bones\b", re.IGNORECASE)
 
 
 # "9 and a half" (after number words became digits) is 9.5.
