@@ -88,6 +88,13 @@ def test_numbers_spelling_and_hyphens_are_canonical() -> None:
     assert unshouted("I work at IBM.") == "I work at IBM."
 
 
+def test_a_weekday_before_a_date_is_dropped_whatever_its_length() -> None:
+    """ "Sat 14 Sept" dropped its weekday, "Saturday, 14 September" kept it (the pattern
+    took "day" after "sat", not "urday"): one date read two ways."""
+    for written in ("Sat Sept 14th", "Saturday, 14 September", "Wednesday the 14th of Sept"):
+        assert calendar_dates(f"The wedding is on {written}.") == "The wedding is on 09.14."
+
+
 def test_a_range_of_days_with_its_month_said_once_is_two_dates(reader: StatementReader) -> None:
     """ "Oct 14-16" was read as "10.14-16" and "14-16 October" as "14-10.16": one range,
     two readings, and a restatement in the other form read as a change."""

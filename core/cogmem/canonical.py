@@ -190,7 +190,10 @@ _MONTH_NAME = (
 )
 _MONTH = _MONTH_NAME + r"\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
-_WEEKDAY = r"(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?\.?,?\s+)?"
+_WEEKDAY = (
+    r"(?:(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?,?\s+)?"
+)
 _YEAR = r"(?:,?\s+\d{4})?"
 # The spans of a text that name a calendar date; dateutil reads each.
 _DATE = re.compile(
