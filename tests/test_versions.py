@@ -984,6 +984,18 @@ def test_a_change_verb_said_as_a_habit_changes_nothing(reader: StatementReader) 
     assert kind(reader, old, new, cosine=0.52) == "update"
 
 
+def test_a_correction_that_negates_the_name_said_corrects_it(reader: StatementReader) -> None:
+    """ "Babysitter is actually Marin, not Maren" names the older name to replace it: one
+    person named anew, not a second person beside the first (before, the names read as
+    other people, whatever the newer said). A negated name that was someone else's value
+    stays another person's fact."""
+    old = "Our babysitter is called Maren."
+    new = "Babysitter is actually Marin, not Maren, she corrected me."
+    assert kind(reader, old, new, cosine=0.75) == "update"
+    old, new = "Priya works at Deloitte.", "Tom works at KPMG, not Deloitte."
+    assert kind(reader, old, new, cosine=0.63) == "different"
+
+
 class _TwoPairs:
     """An embedder that puts each pair of texts at cosine 0.9 and every other text (a phrase
     the reading embeds) apart from them."""

@@ -28,6 +28,7 @@ __all__ = [
     "negates_what_was_said",
     "one_property",
     "other_attributes",
+    "renames",
     "said_of_it",
     "share_a_subject",
     "shared_values",
@@ -63,14 +64,32 @@ def negates_what_was_said(old: Statement, new: Statement) -> bool:
     Stansted, not Gatwick." after "I'm flying out of Gatwick.")."""
     if not new.marked:
         return False
+    said = {w for w in (*old.words, *_WORD.findall(old.text.lower())) if w not in _STOP_WORDS}
+    return bool(_negated(new) & set(_STEMMER.stemWords(sorted(said))))
+
+
+def renames(old: Statement, new: Statement, people: set[str]) -> bool:
+    """Whether ``new`` says it changes something and negates a name ``old`` gives, where
+    ``old`` speaks of no one but the user (``people``, the people it names): "Neighbor is
+    actually Johan Pedersen, not Jon Petersen" after "Our neighbor's name is Jon Petersen."
+    corrects the name, whoever the parser takes the newer to be about. Beside an older text
+    about someone named, a negated name is that person's value, said of another: "Tom works
+    at KPMG, not Deloitte." after "Priya works at Deloitte."."""
+    if not new.marked or not people <= {"user"}:
+        return False
+    names = {w for w in old.anchors if w.isalpha()}
+    return bool(_negated(new) & set(_STEMMER.stemWords(sorted(names))))
+
+
+def _negated(statement: Statement) -> set[str]:
+    """The stems of the words a statement negates ("not Gatwick": "gatwick")."""
     negated = {
         w
-        for m in _NEGATED.finditer(new.text)
+        for m in _NEGATED.finditer(statement.text)
         for w in _WORD.findall(m["what"].lower())
         if w not in _STOP_WORDS
     }
-    said = {w for w in (*old.words, *_WORD.findall(old.text.lower())) if w not in _STOP_WORDS}
-    return bool(set(_STEMMER.stemWords(sorted(negated))) & set(_STEMMER.stemWords(sorted(said))))
+    return set(_STEMMER.stemWords(sorted(negated)))
 
 
 def narrows(old: Statement, new: Statement) -> bool:

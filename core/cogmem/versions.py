@@ -104,6 +104,7 @@ from .statement_pairs import (
     negates_what_was_said,
     one_property,
     other_attributes,
+    renames,
     said_of_it,
     share_a_subject,
     shared_values,
@@ -232,7 +233,10 @@ def _relation(
         said = (*old.claims, *new.claims)
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
     theirs, ours = named_in(old, new), named_in(new, old)
-    if (theirs and ours and not _one_person(theirs, ours, old, new)) or namesakes(old, new):
+    renamed = renames(old, new, theirs)  # "Johan Pedersen, not Jon Petersen": one person
+    if not renamed and (
+        (theirs and ours and not _one_person(theirs, ours, old, new)) or namesakes(old, new)
+    ):
         return Relation("different")  # other people: whatever the clauses say, not one fact
     if (
         only_abbreviated(old.words, new.words)
@@ -315,7 +319,7 @@ def _relation(
     named = _close(cosine, MARKED_NEAR) and negates_what_was_said(old, new)
     if (
         marked
-        and conflict != "people"
+        and (conflict != "people" or renamed)
         and (close or named)
         and not (marks_only_a_past(new.text) and not shared_values(old, new, states=False))
     ):
