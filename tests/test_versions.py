@@ -994,6 +994,10 @@ def test_a_correction_that_negates_the_name_said_corrects_it(reader: StatementRe
     assert kind(reader, old, new, cosine=0.75) == "update"
     old, new = "Priya works at Deloitte.", "Tom works at KPMG, not Deloitte."
     assert kind(reader, old, new, cosine=0.63) == "different"
+    # a title's full stop ends no name: "not Dr. Harlow" negates "Harlow"
+    old = "The vet's name is Dr. Harlow."
+    new = "Sorry, it's Dr. Marlow, not Dr. Harlow, I misread the card."
+    assert kind(reader, old, new, cosine=0.52) == "update"
 
 
 class _TwoPairs:

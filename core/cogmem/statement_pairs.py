@@ -40,7 +40,8 @@ __all__ = [
 _WORD = re.compile(r"\w+")
 # A negation and the few words it names ("not Gatwick", "don't call — ...": "call").
 _NEGATED = re.compile(
-    r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't)\b(?P<what>(?:\s+[\w'’-]+){1,3})",
+    r"\b(?:not|no|never|isn't|aren't|wasn't|don't|doesn't)\b"
+    r"(?P<what>(?:\s+(?:(?:dr|mr|mrs|ms|st)\.|[\w'’-]+)){1,3})",  # "not Dr. Harlow"
     re.IGNORECASE,
 )
 _STEMMER = Stemmer.Stemmer("english")
