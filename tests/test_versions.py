@@ -34,6 +34,7 @@ from cogmem.phrases import Phrases
 from cogmem.reader import StatementReader
 from cogmem.records import SUMMARY_KEY, MemoryRecord
 from cogmem.shortforms import only_abbreviated
+from cogmem.statement_pairs import told_apart
 from cogmem.synonyms import same_sense
 from cogmem.testing import HashingEmbedder
 from cogmem.versions import Relation, Versions, relate
@@ -998,6 +999,23 @@ def test_a_correction_that_negates_the_name_said_corrects_it(reader: StatementRe
     old = "The vet's name is Dr. Harlow."
     new = "Sorry, it's Dr. Marlow, not Dr. Harlow, I misread the card."
     assert kind(reader, old, new, cosine=0.52) == "update"
+
+
+def test_a_past_event_is_no_version_of_a_newer_text_that_corrects_nothing(
+    reader: StatementReader,
+) -> None:
+    """What happened stays so: "Kofi and I met at a climbing gym in 2017." is not outdated by
+    a newer fact about Kofi that the reading cannot relate (before, the two read only
+    ``unknown`` and a search penalised the older by the embeddings' closeness). A newer text
+    that says it corrects the event may be a version of it, and a past state ("My SAT score
+    was 1340.") may be outdated."""
+    met = reader.read("Kofi and I met at a climbing gym in 2017.")
+    later = reader.read("Kofi doesn't eat meat, so I should get him the veggie box.")
+    assert told_apart(met, later)
+    fixed = reader.read("Actually, Kofi and I met at a bouldering wall in 2018.")
+    assert not told_apart(met, fixed)
+    score, retaken = reader.read("My SAT score was 1340."), reader.read("Retook the SAT: 1450!")
+    assert not told_apart(score, retaken)
 
 
 class _TwoPairs:

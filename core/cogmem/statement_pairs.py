@@ -133,7 +133,13 @@ def told_apart(old: Statement, new: Statement) -> bool:
     marigolds." says nothing of where Ananya is moving, however close the two embeddings
     are, and "Our caravan in Whitby is rented out at £95 a night." nothing of "The flat in
     Leeds ..." for the pounds both ask; "I'm down to 9 vacation days." may well change "I
-    have 14 vacation days left."."""
+    have 14 vacation days left.".
+
+    Nor is a one-off past event a version of a newer text that does not say it corrects
+    something: what happened stays so ("Ananya and I met at a pottery class in 2019." is
+    not outdated by "Ananya doesn't drink, so I should get her mocktails.")."""
+    if old.readable and events(old) and not (marks_a_change(old, new) or new.revises):
+        return True
     if not (old.readable and new.readable and facts(old) and facts(new)):
         return False
     if new.revises or change_verb(new):
@@ -179,6 +185,14 @@ def two_relatives(a: Claim, b: Claim) -> bool:
 def facts(statement: Statement) -> bool:
     """Whether every claim of a statement says how things are (no one-off event)."""
     return all(c.state for c in statement.claims)
+
+
+def events(statement: Statement) -> bool:
+    """Whether a statement tells of one-off past events only: claims, none a state, and none
+    a past state ("My SAT score was 1340." may be retaken)."""
+    return bool(statement.claims) and not any(
+        c.state or c.predicate == "be" for c in statement.claims
+    )
 
 
 def one_property(old: Statement, new: Statement) -> bool:
