@@ -6,8 +6,8 @@ are compared (:mod:`cogmem.statements`). The work is done by maintained librarie
 exists: number words by ``text2num`` ("two" -> "2", "twenty-one" -> "21"), British spellings
 by ``breame``'s lists ("colour" -> "color", "licence" -> "license"), dates by ``dateutil``
 ("5 Dec", "December 5th", "the 5th of December" -> "12.05"; a regular expression finds
-them: :mod:`cogmem.dates`). Contractions need nothing here: the parser splits them and lemmatises the parts ("I'm"
--> "I" + "be").
+them: :mod:`cogmem.dates`). Contractions need nothing here: the parser splits them and
+lemmatises the parts ("I'm" -> "I" + "be").
 
 Clock times have no small, maintained library that turns "5 pm", "17:00" and "five in the
 evening" into one form without also guessing a date, so :func:`clock_times` does only that,
