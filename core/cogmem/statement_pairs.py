@@ -74,11 +74,13 @@ def renames(old: Statement, new: Statement, people: set[str]) -> bool:
     ``old`` speaks of no one but the user (``people``, the people it names): "Neighbor is
     actually Johan Pedersen, not Jon Petersen" after "Our neighbor's name is Jon Petersen."
     corrects the name, whoever the parser takes the newer to be about. Beside an older text
-    about someone named or a relative, a negated name is that person's value, said of
-    another: "Tom works at KPMG, not Deloitte." after "Priya works at Deloitte."; "Actually my
-    aunt lives in Oslo, not Bergen." after "My uncle lives in Bergen."."""
-    if not new.marked or not people <= {"user"} or any(relatives_of(c) for c in old.claims):
-        return False  # "My uncle lives in Bergen.": a relative is someone, "Bergen" his value
+    about someone named, or beside another relative, a negated name is that person's value,
+    said of another: "Tom works at KPMG, not Deloitte." after "Priya works at Deloitte.";
+    "Actually my aunt lives in Oslo, not Bergen." after "My uncle lives in Bergen."."""
+    if not new.marked or not people <= {"user"}:
+        return False
+    if any(two_relatives(a, b) for a in old.claims for b in new.claims):
+        return False  # "my uncle" / "my aunt": two people, "Bergen" the uncle's value
     names = {w for w in old.anchors if w.isalpha()}
     return bool(_negated(new) & set(_STEMMER.stemWords(sorted(names))))
 
