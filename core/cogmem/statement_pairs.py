@@ -288,17 +288,23 @@ def said_of_it(old: Statement, new: Statement) -> tuple[str, ...]:
     new claim"``."""
     if any(c.subject != "it" and not set(c.subject.split()) <= old.words for c in new.claims):
         return ()
+    its = [
+        b
+        for b in new.claims
+        if b.subject == "it" and b.predicate == "be" and not b.negated and b.state
+        if _numbers(b.value)
+    ]
+    if not its:
+        return ()
+    changing = marks_a_change(old, new)
     changes = []
-    for b in new.claims:
+    for b in its:
         ours = _numbers(b.value)
-        if b.subject != "it" or b.predicate != "be" or b.negated or not b.state or not ours:
-            continue
         for a in old.claims:
             theirs = _numbers(a.value)
             if is_pronoun(a) or a.negated or not theirs or ours & theirs:
                 continue
-            repeated = bool(theirs & (new.words - set(b.value)))
-            if repeated or marks_a_change(old, new):
+            if changing or theirs & (new.words - set(b.value)):  # said, or the old repeated
                 changes.append(f"{a.describe()} -> {b.describe()}")
     return tuple(dict.fromkeys(changes))
 
