@@ -1020,6 +1020,18 @@ def test_a_correction_that_negates_the_name_said_corrects_it(reader: StatementRe
     assert kind(reader, old, new, cosine=0.52) == "update"
 
 
+def test_one_value_said_by_two_verbs_is_said_again(reader: StatementReader) -> None:
+    """ "Turns 90 in June" / "will be ninety in June" give one subject the same value, all of
+    it a number and a time: it was read as two attributes of the subject (so never merged),
+    as any two verbs without a shared word are. Opposite verbs stay two facts."""
+    old, new = "Grandpa Joe turns 80 in May.", "Grandpa Joe will be eighty in May."
+    assert kind(reader, old, new, cosine=0.92) == "same"
+    old, new = "Ines lands on Fri the 9th.", "Ines gets here Friday, the ninth."
+    assert kind(reader, old, new, cosine=0.8) == "same"
+    old, new = "My shift at the bakery starts at 6.", "My shift at the bakery ends at 6."
+    assert kind(reader, old, new, cosine=0.95) == "different"
+
+
 def test_a_past_event_is_no_version_of_a_newer_text_that_corrects_nothing(
     reader: StatementReader,
 ) -> None:

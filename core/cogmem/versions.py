@@ -334,6 +334,7 @@ def _relation(
         and informative(new)
         and not shared_values(old, new)
         and not (timed(old) and anchored(old, new, cosine))
+        and not _one_value(old, new)
     ):
         sibling = not changing and facts(old) and facts(new) and not one_property(old, new)
         return Relation("different", sibling=sibling)
@@ -354,6 +355,23 @@ def _relation(
         # could not match, the same names and numbers at this closeness say
         return Relation("same", lasting=all(c.state for c in (*old.claims, *new.claims)))
     return Relation("unknown")
+
+
+def _one_value(old: Statement, new: Statement) -> bool:
+    """Whether a claim of each gives one subject the very same value (its words that carry
+    meaning) by two verbs that are not opposites: "Grandpa Walter turns 90 in June." / "...
+    will be ninety in June.", "Emeka arrives on Sat the 18th." / "Emeka gets here Saturday,
+    the eighteenth." are not two attributes, though :func:`shared_values` counts no number
+    or time ("The shift starts at 7." / "... ends at 7." are two)."""
+    return any(
+        a.content
+        and a.content == b.content
+        and a.negated == b.negated
+        and same_subject(a, b)
+        and not opposed(a, b)
+        for a in old.claims
+        for b in new.claims
+    )
 
 
 def _one_person(theirs: set[str], ours: set[str], old: Statement, new: Statement) -> bool:
