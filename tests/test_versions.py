@@ -1020,6 +1020,21 @@ def test_a_correction_that_negates_the_name_said_corrects_it(reader: StatementRe
     assert kind(reader, old, new, cosine=0.52) == "update"
 
 
+def test_a_name_said_to_be_the_role_fills_the_speakers_role(reader: StatementReader) -> None:
+    """ "Pavlov is the landlord" was read as a fact about Pavlov, so "Sorry, I meant Mr.
+    Pavlov. Pavlov is the landlord, ..." named other people than "My landlord's name is Mr.
+    Petrov." and corrected nothing. Read as "my landlord is Pavlov", as "my" would say it."""
+    (claim,) = reader.read("Sunil is the drummer.").claims
+    assert (claim.subject, claim.owner, claim.value) == ("user drummer", "user", ("sunil",))
+    assert kind(reader, "Our drummer is Sunil.", "Sunil is the drummer.", 0.9) == "same"
+    old = "My landlord's name is Mr. Okoye."
+    new = "Sorry, I meant Mr. Okafor. Okafor is the landlord, Okoye lives downstairs."
+    assert kind(reader, old, new, 0.74) == "update"
+    # a role said with whose or which it is stays the name's own
+    (capital,) = reader.read("Paris is the capital of France.").claims
+    assert capital.subject == "paris"
+
+
 def test_one_value_said_by_two_verbs_is_said_again(reader: StatementReader) -> None:
     """ "Turns 90 in June" / "will be ninety in June" give one subject the same value, all of
     it a number and a time: it was read as two attributes of the subject (so never merged),

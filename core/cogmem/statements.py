@@ -409,16 +409,22 @@ def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
     """ "Dr. Kowalski is my cardiologist" read as "my cardiologist is Dr. Kowalski", "Ethiopian
     food is my favorite" as "my favorite is Ethiopian food": something said to be someone's
     role or thing, read with that role as the subject (the slot) and what fills it as the
-    value, as the other order says it. ``None`` for any other clause (and for a subject that
+    value, as the other order says it; a name said to be "the" role is the speaker's
+    (:func:`_the_role`). ``None`` for any other clause (and for a subject that
     is itself owned: "my car is my pride")."""
     if claim.predicate != "be" or claim.owner or claim.subject == speaker or claim.negated:
         return None
     if claim.subject in PRONOUNS or claim.subject in ("what", "who"):
         return None
     what = next((c for c in verb.children if c.dep_ == "attr"), None)
-    if what is None or not any(c.dep_ == "poss" for c in what.children):
+    if what is None:
         return None
-    role, owner, _ = subject_phrase(what, speaker)
+    if any(c.dep_ == "poss" for c in what.children):
+        role, owner, _ = subject_phrase(what, speaker)
+    elif _the_role(what, verb):
+        role, owner = f"{speaker} {_role_words(what)}", speaker
+    else:
+        return None
     if not owner or role == owner:
         return None
     name = claim.subject.split()
@@ -433,6 +439,26 @@ def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
         person=False,
         roles=frozenset(),
     )
+
+
+def _the_role(what: Any, verb: Any) -> bool:
+    """Whether ``verb`` says a name is "the" role, with nothing after the role to say whose
+    or which it is ("Pavlov is the landlord.", "Sunil is the drummer."; not "Paris is the
+    capital of France.", "Ana is the one who called."): in what one person tells, their
+    own landlord, as "my landlord" is."""
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return (
+        subject is not None
+        and subject.pos_ == "PROPN"
+        and what.pos_ == "NOUN"
+        and any(c.dep_ == "det" and c.lower_ == "the" for c in what.children)
+        and not any(c.dep_ in ("prep", "relcl", "acl") for c in what.children)
+    )
+
+
+def _role_words(what: Any) -> str:
+    """The role's words, its compounds and adjectives with it ("the bass player")."""
+    return " ".join(word(t) for t in what.subtree if t.dep_ in ("compound", "amod") or t == what)
 
 
 def _used_to(verb: Any) -> Any | None:
