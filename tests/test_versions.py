@@ -1035,6 +1035,28 @@ def test_a_name_said_to_be_the_role_fills_the_speakers_role(reader: StatementRea
     assert capital.subject == "paris"
 
 
+def test_the_passive_naming_another_doer_corrects_the_active(reader: StatementReader) -> None:
+    """ "Our sourdough is made by Corinne's bakery." after "Leonie's bakery makes our
+    sourdough.": one doing to one thing, by another doer. It was read as two people's facts
+    (or two kinds of thing), never an update. One doer said in the two voices, even more
+    fully, is said again; a "by" of time names no doer."""
+    old, new = "Amara's studio prints our flyers.", "Our flyers are printed by Delphine's studio."
+    assert relate(reader.read(old), reader.read(new), similar, 0.77) == Relation(
+        "update",
+        ("amara studio print flyer our -> user flyer print by delphine studio",),
+        sure=True,
+    )
+    old, new = "My uncle carved this chair.", "This chair was carved by my grandfather."
+    assert kind(reader, old, new, 0.85) == "update"
+    old, new = "Kwame built our shed.", "Our shed was built by Kwame."
+    assert kind(reader, old, new, 0.96) == "same"
+    old = "The city collects bulky waste on the first Monday of the month."
+    new = "Bulky waste is collected by the city on the first Monday of each month."
+    assert kind(reader, old, new, 0.96) == "same"
+    old, new = "The courier delivered the parcel.", "The parcel was delivered by noon."
+    assert kind(reader, old, new, 0.63) != "update"
+
+
 def test_one_value_said_by_two_verbs_is_said_again(reader: StatementReader) -> None:
     """ "Turns 90 in June" / "will be ninety in June" give one subject the same value, all of
     it a number and a time: it was read as two attributes of the subject (so never merged),

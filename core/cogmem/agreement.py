@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import Stemmer
 
-from .claims import Claim
+from .claims import TIME_WORDS, Claim
 from .shortforms import only_abbreviated
 
 __all__ = ["agree", "one_clock", "other_voice", "same_hours"]
@@ -67,6 +67,27 @@ def other_voice(active: Claim, passive: Claim) -> bool:
         and bool(passive.thing)
         and passive.thing <= active.content
     )
+
+
+def other_agent(active: Claim, passive: Claim) -> bool:
+    """Whether two claims say one doing to one thing, in the active and the passive voice, by
+    two doers: "Leonie's bakery makes our sourdough." / "Our sourdough is made by Corinne's
+    bakery.", "My grandfather gave me this ring." / "This ring was given to me by my
+    grandmother.". The passive's subject is among what the active says of it, its "by"
+    names someone or something (not a time: "done by Friday"), and the words it adds to
+    the active's are not the active subject's (the speaker's "my" aside: "my brother fixed
+    the fence" / "the fence was fixed by my brother" is one doer)."""
+    if active.predicate != passive.predicate or active.negated != passive.negated:
+        return False
+    if "by" not in passive.value or not active.thing or not passive.thing:
+        return False
+    if not passive.thing <= active.content:
+        return False
+    agent = passive.content - passive.thing - active.content
+    if all(w in TIME_WORDS or any(ch.isdigit() for ch in w) for w in agent):
+        return False  # none, or a time ("delivered by noon")
+    doer = set(active.subject.split()) - {"user"}
+    return bool(agent - doer) and bool(doer - agent)  # one replaced, not one said more fully
 
 
 def _moved(a: Claim, b: Claim) -> bool:

@@ -57,7 +57,7 @@ from typing import Literal
 
 import numpy as np
 
-from .agreement import agree, other_voice, same_hours
+from .agreement import agree, other_agent, other_voice, same_hours
 from .anchoring import (
     SAME_ANCHORED,
     anchored,
@@ -234,7 +234,10 @@ def _relation(
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
     theirs, ours = named_in(old, new), named_in(new, old)
     renamed = renames(old, new, theirs)  # "Johan Pedersen, not Jon Petersen": one person
-    if not renamed and (
+    redone = any(  # "... makes our sourdough" / "... is made by Corinne's bakery"
+        other_agent(a, b) or other_agent(b, a) for a in old.claims for b in new.claims
+    )
+    if not (renamed or redone) and (
         (theirs and ours and not _one_person(theirs, ours, old, new)) or namesakes(old, new)
     ):
         return Relation("different")  # other people: whatever the clauses say, not one fact
@@ -270,6 +273,9 @@ def _relation(
                     or (synonymous(a, b, similar) and agree(a, replace(b, value=a.value)))
                 )
             )
+            if other_agent(a, b) or other_agent(b, a):
+                changes.append(f"{a.describe()} -> {b.describe()}")  # another doer
+                continue
             if agreed or other_voice(a, b) or other_voice(b, a):
                 agreed_old.add(i)  # one claim said twice ("lives" / "resides", word order,
                 agreed_new.add(j)  # the passive voice)
