@@ -27,7 +27,7 @@ from cogmem.content_words import only_reworded
 from cogmem.errors import CogmemError, InvalidInputError, InvalidTypeError, ModelNotFoundError
 from cogmem.intake import take_in
 from cogmem.judges import judged
-from cogmem.lines import marks_change, marks_revision, speaker_lines
+from cogmem.lines import corrects_what_was_said, marks_change, marks_revision, speaker_lines
 from cogmem.parser import MODEL_FILES, _check, _model_dir
 from cogmem.people import named_in
 from cogmem.phrases import Phrases
@@ -1055,6 +1055,27 @@ def test_the_passive_naming_another_doer_corrects_the_active(reader: StatementRe
     assert kind(reader, old, new, 0.96) == "same"
     old, new = "The courier delivered the parcel.", "The parcel was delivered by noon."
     assert kind(reader, old, new, 0.63) != "update"
+
+
+def test_a_text_that_says_what_was_said_was_wrong_is_a_sure_update(
+    reader: StatementReader,
+) -> None:
+    """ "Sorry, it's spelled Siobhan, not Shivon." says the older text was wrong: a sure update
+    (linked at write time, so a search that finds only the older one is given the newer).
+    It was an unsure one, like every text with a change word near an older one: "new",
+    "now", "since" say the world changed, and beside a look-alike they are no correction."""
+    old, new = "My new teammate is called Aoife.", "Sorry, it's spelled Aoibhe, not Aoife."
+    assert relate(reader.read(old), reader.read(new), similar, 0.63) == Relation(
+        "update", ("said to change it",), sure=True
+    )
+    old = "My manager's name is Petra Lind."
+    new = "Actually, let me correct myself: my manager is Petra Lund. Lind was my old lead."
+    assert relate(reader.read(old), reader.read(new), similar, 0.76).sure
+    old = "My left wrist has been sore since the tournament."
+    new = "My right wrist has been sore since the tournament."
+    assert not relate(reader.read(old), reader.read(new), similar, 0.98).sure
+    assert corrects_what_was_said("Scratch that, it's Thursday.")
+    assert not corrects_what_was_said("The new intern went to Purdue.")
 
 
 def test_one_value_said_by_two_verbs_is_said_again(reader: StatementReader) -> None:

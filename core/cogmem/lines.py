@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "corrects_what_was_said",
     "has_speaker",
     "marks_change",
     "marks_more_than_negation",
@@ -91,6 +92,27 @@ def marks_revision(text: str) -> bool:
     True
     """
     return _REPLACES.search(text) is not None or marks_more_than_negation(text)
+
+
+def corrects_what_was_said(text: str) -> bool:
+    """Whether ``text`` says that something said before was wrong: "Actually, ...", "Sorry, I
+    meant ...", "scratch that", "it's spelled ...", "..., not Shivon" (not "new", "now",
+    "since" or "no longer", which say a change of the world, not of what was said).
+
+    >>> corrects_what_was_said("Sorry, it's spelled Siobhan, not Shivon.")
+    True
+    >>> corrects_what_was_said("The new intern went to Purdue.")
+    False
+    """
+    return _CORRECTS.search(text) is not None or _REPLACES.search(text) is not None
+
+
+_CORRECTS = re.compile(
+    r"\b(actually|correction|corrected?|correct myself|scratch that|i meant|meant to say|"
+    r"wrong|mistaken|mistake|misspoke|misheard|misread|typo|typoed|typod|spelled|spelt|"
+    r"turns out|(?:said|told you|mentioned) (?:before|earlier))\b",
+    re.IGNORECASE,
+)
 
 
 def marks_more_than_negation(text: str) -> bool:

@@ -70,7 +70,7 @@ from .anchoring import (
 )
 from .claims import Claim, Statement
 from .content_words import retyped, same_content, says_less
-from .lines import marks_only_a_past
+from .lines import corrects_what_was_said, marks_only_a_past
 from .people import is_pronoun, named_in, people_of, share_a_person
 from .phrases import PhraseSimilarity
 from .reader import StatementReader
@@ -329,7 +329,8 @@ def _relation(
         and (close or named)
         and not (marks_only_a_past(new.text) and not shared_values(old, new, states=False))
     ):
-        return Relation("update", ("said to change it",))
+        # one that says what was said before was wrong ("Actually, ...", "..., not Shivon")
+        return Relation("update", ("said to change it",), sure=corrects_what_was_said(new.text))
     changing = marked or change_verb(new)
     if conflict:
         return Relation("different", sibling=side_by_side(old, new, changing=changing))
