@@ -1078,6 +1078,18 @@ def test_a_text_that_says_what_was_said_was_wrong_is_a_sure_update(
     assert not corrects_what_was_said("The new intern went to Purdue.")
 
 
+def test_one_thing_given_another_date_by_be_may_be_its_update(reader: StatementReader) -> None:
+    """ "Trade fair is 14-16 November." after "The trade fair runs Oct 14-16.": the verbs
+    differ, so the reading gave up (different, side by side). Two verbs other than "be" may
+    name two moments of one thing, and stay apart."""
+    old, new = "The festival runs Aug 1-3.", "Festival is 8-10 August."
+    assert relate(reader.read(old), reader.read(new), similar, 0.8) == Relation(
+        "update", ("another time",)
+    )
+    old, new = "The train departs at 10:15.", "The train arrives at 12:40."
+    assert kind(reader, old, new, 0.71) == "different"
+
+
 def test_one_value_said_by_two_verbs_is_said_again(reader: StatementReader) -> None:
     """ "Turns 90 in June" / "will be ninety in June" give one subject the same value, all of
     it a number and a time: it was read as two attributes of the subject (so never merged),

@@ -66,6 +66,7 @@ from .anchoring import (
     old_and_new,
     one_time,
     other_anchors,
+    things,
     timed,
 )
 from .claims import Claim, Statement
@@ -93,6 +94,7 @@ from .slots import (
     same_subject,
     synonymous,
     value_phrase,
+    when_word,
 )
 from .statement_pairs import (
     change_verb,
@@ -332,6 +334,8 @@ def _relation(
         # one that says what was said before was wrong ("Actually, ...", "..., not Shivon")
         return Relation("update", ("said to change it",), sure=corrects_what_was_said(new.text))
     changing = marked or change_verb(new)
+    if readable and one_time(old, new) and _another_time(old, new):
+        return Relation("update", ("another time",))  # one thing, moved: unsure
     if conflict:
         return Relation("different", sibling=side_by_side(old, new, changing=changing))
     if (
@@ -378,6 +382,24 @@ def _one_value(old: Statement, new: Statement) -> bool:
         and not opposed(a, b)
         for a in old.claims
         for b in new.claims
+    )
+
+
+def _another_time(old: Statement, new: Statement) -> bool:
+    """Whether two texts give the very same things (:func:`cogmem.anchoring.things`) dates or
+    times with none in common, one of them by "be": "The trade fair runs Oct 14-16." /
+    "Trade fair is 14-16 November.", "Our baby is due October 2." / "Baby arrived on
+    September 20.". Two verbs other than "be" may be two moments of one thing ("leaves at
+    9am" / "lands at 11am"; "begins" / "finishes")."""
+    ours = {w for w in old.anchors if when_word(w)}
+    theirs = {w for w in new.anchors if when_word(w)}
+    said = {c.predicate for c in (*old.claims, *new.claims)}
+    return (
+        bool(ours)
+        and bool(theirs)
+        and not (ours & theirs)
+        and things(old) == things(new)
+        and "be" in said
     )
 
 
