@@ -23,6 +23,7 @@ _SETS = (
     "versions_heldout5",
     "versions_heldout6",
     "versions_heldout7",
+    "versions_heldout8",
 )
 
 
@@ -98,7 +99,8 @@ def versions_section(data: Any, table: Table) -> list[str]:
         "`heldout5.jsonl`, 374 cases, held out until 27 November 2026; `heldout6.jsonl`, 350 "
         "cases, held out until 28 November 2026) and the held-out sets (`heldout.jsonl`, 244 "
         "cases; `heldout2.jsonl`, 259 cases; `heldout3.jsonl`, 333 cases; `heldout4.jsonl`, "
-        "313 cases; `heldout7.jsonl`, 350 cases, written last) were written by eleven "
+        "313 cases; `heldout7.jsonl`, 350 cases; `heldout8.jsonl`, 335 cases, written last) "
+        "were written by twelve "
         "separate writers who saw neither the mechanism nor each other's cases; the dev sets "
         "are tuned on, the held-out sets were never looked at case by case (the cases that "
         "lost a write were: one of heldout4, one of heldout7; see "
