@@ -27,13 +27,7 @@ from cogmem.content_words import only_reworded
 from cogmem.errors import CogmemError, InvalidInputError, InvalidTypeError, ModelNotFoundError
 from cogmem.intake import take_in
 from cogmem.judges import judged
-from cogmem.lines import (
-    corrects_what_was_said,
-    is_turn,
-    marks_change,
-    marks_revision,
-    speaker_lines,
-)
+from cogmem.lines import corrects_what_was_said, marks_change, marks_revision, speaker_lines
 from cogmem.parser import MODEL_FILES, _check, _model_dir
 from cogmem.people import named_in
 from cogmem.phrases import Phrases
@@ -270,19 +264,6 @@ def test_a_labelled_line_says_what_its_label_is(reader: StatementReader) -> None
     assert moved.subject == "mira"
     assert reader.read("Mira: I moved to Lyon.").spoken
     assert reader.read("Caroline: yes, totally!").claims == ()
-
-
-def test_one_labelled_line_that_speaks_of_no_one_is_a_note(reader: StatementReader) -> None:
-    """ "Re-measured: living room is 4.6 metres wide." was a turn said by someone called
-    Re-measured, so never a fact: written without a type, or told to the agent middleware
-    (which keeps only facts as facts), it never outdated "The living room is 4.2 m wide.".
-    A line whose speaker says "I", "my" or "you" is still a turn, as is a text of lines."""
-    note = reader.read("Re-measured: hallway is 3.1 metres long, the old tape was bent.")
-    assert note.fact and not note.spoken
-    assert is_turn("Mira: I moved to Lyon.") and reader.read("Mira: I moved to Lyon.").spoken
-    assert is_turn("Joss: you should come to Lyon!")
-    assert is_turn("Mira: Lyon is lovely.\nJoss: Nice!")
-    assert not is_turn("Planänderung: dinner with Opa is Friday instead.")
 
 
 def test_lead_in_labels_before_a_comma_or_dash() -> None:

@@ -20,7 +20,6 @@ import re
 __all__ = [
     "corrects_what_was_said",
     "has_speaker",
-    "is_turn",
     "marks_change",
     "marks_more_than_negation",
     "marks_only_a_past",
@@ -177,33 +176,6 @@ def has_speaker(text: str) -> bool:
         if match and match["who"].strip().lower() not in _LABELS and _named(match["who"]):
             return True
     return False
-
-
-def is_turn(text: str) -> bool:
-    """Whether ``text`` is a turn of a conversation: a line names its speaker
-    (:func:`has_speaker`) and the text has several lines, or what the one line says is in the
-    first or second person ("Mira: I moved to Lyon.", "Caroline: you should come!"). One line
-    led by a label that says nothing of anyone's own ("Re-measured: living room is 4.6 m
-    wide.", "Kofi: lives in Accra, works at a bank.") is a note: what it says may be a fact.
-
-    >>> is_turn("Mira: I moved to Lyon."), is_turn("Planänderung: dinner is Saturday.")
-    (True, False)
-    """
-    if not has_speaker(text):
-        return False
-    lines = [line for line in text.splitlines() if line.strip()]
-    if len(lines) != 1:
-        return True
-    match = _SPEAKER.match(lines[0])
-    return match is None or _PERSONAL.search(match["said"]) is not None
-
-
-# What a speaker's own turn says of themselves or to the other ("I", "my", "you", "let's").
-_PERSONAL = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|im|me|my|mine|myself|we|we're|we've|us|our|ours|let's|"
-    r"you|you're|you've|your|yours|u|ur)\b",
-    re.IGNORECASE,
-)
 
 
 def _named(who: str) -> bool:

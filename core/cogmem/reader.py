@@ -29,7 +29,7 @@ from .clauses import (
     word,
 )
 from .errors import CogmemError
-from .lines import is_turn, marks_change, marks_revision, speaker_lines
+from .lines import has_speaker, marks_change, marks_revision, speaker_lines
 from .statements import MAX_WORDS, Claim, Statement, read_doc
 
 log = logging.getLogger("cogmem")
@@ -189,7 +189,7 @@ class StatementReader:
                 marks_change(text),
                 frozenset(anchors[n]),
                 frozenset(words[n]),
-                is_turn(text) and n not in labelled,
+                has_speaker(text) and n not in labelled,
                 marks_revision(text),
                 tuple(gists[n]),
                 spelled[n],
