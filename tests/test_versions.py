@@ -247,25 +247,6 @@ def test_a_label_is_not_a_speaker() -> None:
     assert speaker_lines("Mira: I moved to Lyon.") == [("mira", "I moved to Lyon.")]
 
 
-def test_a_labelled_line_says_what_its_label_is(reader: StatementReader) -> None:
-    """ "Anniversary: Oct 22." was read as "Oct 22." said by someone called Anniversary: no
-    claim, a turn of a conversation (so never a fact), and no version of "Our anniversary is
-    the 22nd of October."."""
-    note = reader.read("Anniversary: Oct 22.")
-    (claim,) = note.claims
-    assert (claim.subject, claim.predicate, claim.value) == ("anniversary", "be", ("10.22",))
-    assert note.fact and not note.spoken
-    assert kind(reader, "Our anniversary is the 22nd of October.", note.text, 0.84) == "same"
-    assert kind(reader, "Parking: level B2, spot 40", "Parking: level B3, spot 11", 0.88) == (
-        "update"
-    )
-    # a named speaker's turn says something of its own, and stays theirs
-    (moved,) = reader.read("Mira: I moved to Lyon.").claims
-    assert moved.subject == "mira"
-    assert reader.read("Mira: I moved to Lyon.").spoken
-    assert reader.read("Caroline: yes, totally!").claims == ()
-
-
 def test_lead_in_labels_before_a_comma_or_dash() -> None:
     assert speaker_lines("FYI, the retro moved.") == [("user", "the retro moved.")]
     assert speaker_lines("Wait, no - it is Friday.") == [("user", "it is Friday.")]

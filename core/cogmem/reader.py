@@ -13,7 +13,7 @@ import logging
 import pickle
 import sys
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import fields, replace
@@ -169,19 +169,8 @@ class StatementReader:
         for (n, who, _), doc in zip(spoken, docs, strict=True):
             found[n].extend(read_doc(doc, who))
             anchors[n].update(map(sys.intern, _anchors(doc)))
-            words[n].update(_words(doc))
+            words[n].update(sys.intern(word(t)) for t in doc if not (t.is_punct or t.is_space))
             gists[n] += map(sys.intern, _gist(doc))
-        try:
-            labelled = self._labels_read([(n, texts[n]) for n in found if not found[n]], lines)
-        except CogmemError:
-            raise
-        except Exception as exc:  # the lines stay read as they were
-            log.warning("labelled lines could not be parsed (read as said): %s", exc)
-            labelled = {}
-        for n, (doc, claims) in labelled.items():
-            found[n] = claims
-            anchors[n], words[n] = set(map(sys.intern, _anchors(doc))), _words(doc)
-            gists[n] = list(map(sys.intern, _gist(doc)))
         return {
             text: Statement(
                 text,
@@ -189,50 +178,13 @@ class StatementReader:
                 marks_change(text),
                 frozenset(anchors[n]),
                 frozenset(words[n]),
-                has_speaker(text) and n not in labelled,
+                has_speaker(text),
                 marks_revision(text),
                 tuple(gists[n]),
                 spelled[n],
             )
             for n, text in enumerate(texts)
         }
-
-    def _labels_read(
-        self, unread: Sequence[tuple[int, str]], lines: Sequence[tuple[int, str, str]]
-    ) -> dict[int, tuple[Any, list[Claim]]]:
-        """The texts of ``unread`` (index, text) that are one line led by a capitalised label
-        the reading took for a speaker ("Anniversary: Oct 22.", "DOB: 1990-07-03"), and whose
-        words said nothing so, read whole: the label names the thing and what follows says
-        what it is. Each index -> its doc and claims, when the line names a thing
-        (:func:`_names_a_thing`) and reads a claim so; a speaker's turn that says something
-        of its own was read already ("Mira: I moved to Lisbon.")."""
-        speakers = {n: who for n, who, _ in lines}
-        count = Counter(n for n, _, _ in lines)
-        chosen = [
-            (n, text)
-            for n, text in unread
-            if count[n] == 1 and speakers[n] not in ("user", "assistant") and "\n" not in text
-        ]
-        if not chosen:
-            return {}
-        docs = self._docs([canonical_text(text) for _, text in chosen])
-        read: dict[int, tuple[Any, list[Claim]]] = {}
-        for (n, _), doc in zip(chosen, docs, strict=True):
-            mend_verbs_read_as_nouns(doc)
-            if _names_a_thing(doc) and (claims := read_doc(doc, "user")):
-                read[n] = (doc, claims)
-        return read
-
-
-def _names_a_thing(doc: Any) -> bool:
-    """Whether what follows the colon of a parsed "Label: ..." line holds a common noun or a
-    number ("Anniversary: 10.22.", "Parking: level B2"), as a turn of talk ("Caroline: yes,
-    totally!", "Mel: wow, Caroline!") mostly does not."""
-    colon = next((t for t in doc if t.text == ":"), None)
-    return colon is not None and any(
-        t.pos_ in ("NOUN", "NUM") or t.like_num or any(ch.isdigit() for ch in t.text)
-        for t in doc[colon.i + 1 :]
-    )
 
 
 # The fields of a statement besides its text (the key it is kept under), in order.
@@ -264,11 +216,6 @@ def _shared_claim(claim: Claim) -> Claim:
 _GIST_SKIPS = frozenset(
     {"a", "an", "the", "i", "my", "me", "mine", "myself", "we", "our", "us", "ours", "user"}
 )
-
-
-def _words(doc: Any) -> set[str]:
-    """:attr:`Statement.words` of one parsed line: its canonical lemmas, punctuation aside."""
-    return {sys.intern(word(t)) for t in doc if not (t.is_punct or t.is_space)}
 
 
 def _gist(doc: Any) -> list[str]:
