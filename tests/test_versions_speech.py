@@ -171,6 +171,19 @@ def test_restated_as_spoken_merges_with_the_real_model(first: str, again: str) -
         assert (written.action, written.existing_id) == ("merged", said.id)
 
 
+def test_opposite_verbs_with_other_values_are_two_facts_with_the_real_model() -> None:
+    """ "The library opens at 9." / "The library closes at 17:00.": the embedder puts the two
+    verbs in one slot, and the other time read as that slot changed, a sure update linked
+    at write time. Opposite verbs say two facts of the slot; the same verb with another
+    time still updates it."""
+    with CognitiveMemory(embedder=MiniLMEmbedder(), config=CognitiveMemoryConfig()) as mem:
+        opens = mem.write("The bakery opens at 7.", memory_type="semantic", now=NOW)
+        closes = mem.write("The bakery shuts at 15:00.", memory_type="semantic", now=NOW)
+        assert closes.action == "stored"
+        later = mem.write("The bakery opens at 8 now.", memory_type="semantic", now=NOW)
+        assert (later.action, later.existing_id) == ("new_version", opens.id)
+
+
 def test_a_word_tagged_a_name_in_one_text_only_is_no_shared_anchor() -> None:
     """ "Preferred seat: aisle" / "Preferred seat: window (aisle people keep getting bumped)"
     was read "same" and the correction merged away (heldout7): "aisle", tagged a name in the

@@ -295,7 +295,7 @@ def _relation(
             # a change verb said as a habit changes nothing unless the text says a change
             # ("I get 12 eggs each week." / "I take my coffee with oat milk now.")
             changed = changes_value(a, b) and (marked or b.negated or not b.habitual)
-            if slot or changed or adjusts(a, b):
+            if (slot and not loose) or changed or adjusts(a, b):
                 changes.append(f"{a.describe()} -> {b.describe()}")
             elif marked and changes_to_kind(a, b, similar):
                 guesses.append(f"{a.describe()} -> {b.describe()}")
