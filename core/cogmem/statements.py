@@ -421,8 +421,8 @@ def _owned_complement(claim: Claim, verb: Any, speaker: str) -> Claim | None:
         return None
     if any(c.dep_ == "poss" for c in what.children):
         role, owner, _ = subject_phrase(what, speaker)
-    elif _the_role(what, verb):
-        role, owner = f"{speaker} {_role_words(what)}", speaker
+    elif _the_role(what, verb):  # "the landlord": the speaker's, as "my landlord" is
+        role, owner = f"{speaker} {subject_phrase(what, speaker)[0]}", speaker
     else:
         return None
     if not owner or role == owner:
@@ -454,11 +454,6 @@ def _the_role(what: Any, verb: Any) -> bool:
         and any(c.dep_ == "det" and c.lower_ == "the" for c in what.children)
         and not any(c.dep_ in ("prep", "relcl", "acl") for c in what.children)
     )
-
-
-def _role_words(what: Any) -> str:
-    """The role's words, its compounds and adjectives with it ("the bass player")."""
-    return " ".join(word(t) for t in what.subtree if t.dep_ in ("compound", "amod") or t == what)
 
 
 def _used_to(verb: Any) -> Any | None:

@@ -236,9 +236,12 @@ def _relation(
         return Relation("same", lasting=bool(said) and all(c.state for c in said))
     theirs, ours = named_in(old, new), named_in(new, old)
     renamed = renames(old, new, theirs)  # "Johan Pedersen, not Jon Petersen": one person
-    redone = any(  # "... makes our sourdough" / "... is made by Corinne's bakery"
-        other_agent(a, b) or other_agent(b, a) for a in old.claims for b in new.claims
-    )
+    redone = {  # "... makes our sourdough" / "... is made by Corinne's bakery"
+        (i, j)
+        for i, a in enumerate(old.claims)
+        for j, b in enumerate(new.claims)
+        if other_agent(a, b) or other_agent(b, a)
+    }
     if not (renamed or redone) and (
         (theirs and ours and not _one_person(theirs, ours, old, new)) or namesakes(old, new)
     ):
@@ -275,7 +278,7 @@ def _relation(
                     or (synonymous(a, b, similar) and agree(a, replace(b, value=a.value)))
                 )
             )
-            if other_agent(a, b) or other_agent(b, a):
+            if (i, j) in redone:
                 changes.append(f"{a.describe()} -> {b.describe()}")  # another doer
                 continue
             if agreed or other_voice(a, b) or other_voice(b, a):
