@@ -131,6 +131,9 @@ class CognitiveMemoryConfig:
     # The newest version of a fact takes the place of its family's best-scoring version (the
     # older ones follow it at version_margin); False: it keeps its own score.
     version_takes_rank: bool = True
+    # Among the version_candidates most relevant memories, those that name the query's
+    # subject are ordered by what they say of it, the name masked (design §3, cogmem.focus).
+    subject_focus: bool = True
     context_spread: float = 0.8
     context_span: int = 2
     context_seeds: int = 5
@@ -309,7 +312,7 @@ class CognitiveMemoryConfig:
             _integer(self, "token_budget", low=1)
         if self.rrf_dense_weight == 0 and self.rrf_lexical_weight == 0:
             raise ConfigError("rrf_dense_weight and rrf_lexical_weight cannot both be 0")
-        for name in ("reinforce_on_search", "version_takes_rank"):
+        for name in ("reinforce_on_search", "version_takes_rank", "subject_focus"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be a bool, got {getattr(self, name)!r}")
         self._validate_per_type()

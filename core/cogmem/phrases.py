@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -47,6 +47,14 @@ class Phrases:
             rows = np.asarray(self._embed(phrases), dtype=np.float32)
             return [r / max(float(np.linalg.norm(r)), 1e-12) for r in rows]
         return [v for v in found.values() if v is not None]
+
+    def cosines(self, text: str, others: Sequence[str]) -> list[float]:
+        """Cosine of ``text`` with each of ``others``, the missing vectors embedded at once."""
+        if not others:
+            return []
+        first, *rest = self._vector([text, *others])
+        found = dict(zip([text, *others], [first, *rest]))
+        return [float(first @ found[o]) for o in others]
 
     def __call__(self, a: str, b: str) -> float:
         """Cosine of the embeddings of ``a`` and ``b`` (1.0 when equal)."""

@@ -3,7 +3,9 @@ of versions (design §3), by which :func:`cogmem.scoring.score_candidates` order
 
 :func:`read_evidence` reads the ``version_candidates`` most relevant memories a query found
 against each other (:meth:`cogmem.versions.Versions.pairs`): which updates which, which are
-other facts side by side, which may have been changed by a later one.
+other facts side by side, which may have been changed by a later one. :func:`subject_focus`
+compares those that name the query's subject with the query, the name masked
+(:mod:`cogmem.focus`).
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .config import CognitiveMemoryConfig
+from .focus import focus_cosines
 from .lines import has_speaker
 from .namespace import Namespace
 from .records import SUMMARY_KEY, MemoryRecord
 from .scoring import Candidate
 from .versions import Evidence, Versions
 
-__all__ = ["read_evidence"]
+__all__ = ["read_evidence", "subject_focus"]
 
 
 def read_evidence(
@@ -37,8 +40,7 @@ def read_evidence(
     reply) may. Write-time links are not limited so."""
     if versions is None or config.version_evidence != "slots":
         return Evidence()
-    direct = [c for c in found if c.via == "search"]
-    top = sorted(direct, key=lambda c: (-fused.get(c.memory.id, 0.0), c.memory.id))
+    top = _best(found, fused)
     chosen = top[: config.version_candidates]
     if all(c.memory.memory_type == "episodic" and has_speaker(c.memory.text) for c in chosen):
         return Evidence()  # turns of a conversation only: a later one rarely corrects another
@@ -57,6 +59,28 @@ def read_evidence(
         found_pairs.siblings,
         found_pairs.unsettling,
     )
+
+
+def subject_focus(
+    query: str,
+    found: list[Candidate],
+    fused: Mapping[str, float],
+    config: CognitiveMemoryConfig,
+    versions: Versions | None,
+) -> dict[str, float]:
+    """The focus cosine (:func:`cogmem.focus.focus_cosines`) of the ``version_candidates``
+    most relevant memories the query found that name its subject, when two or more do;
+    empty with ``subject_focus`` off or no version logic."""
+    if versions is None or not config.subject_focus:
+        return {}
+    chosen = _best(found, fused)[: config.version_candidates]
+    return focus_cosines(query, {c.memory.id: c.memory.text for c in chosen}, versions.cosines)
+
+
+def _best(found: list[Candidate], fused: Mapping[str, float]) -> list[Candidate]:
+    """The memories a retriever found, most relevant first (ties: by id)."""
+    direct = [c for c in found if c.via == "search"]
+    return sorted(direct, key=lambda c: (-fused.get(c.memory.id, 0.0), c.memory.id))
 
 
 def _may_update(memory: MemoryRecord) -> bool:

@@ -35,7 +35,7 @@ from .filters import Where, build_where, compile_filters
 from .namespace import Namespace
 from .packing import TokenCounter, mmr_order, pack
 from .passages import Passages, rescored
-from .read_evidence import read_evidence
+from .read_evidence import read_evidence, subject_focus
 from .records import MemoryRecord, SearchResult
 from .retention import reinforce
 from .scoring import Candidate, fuse, score_candidates
@@ -221,6 +221,13 @@ def recall(
         found, fused = widened(namespace, query, found, fused, config)
     if query.rerank is not None:
         found, fused = reranked_candidates(query, found, fused, config)
+    # what is said of a named subject, not its name, orders the memories that name it; a
+    # reranker reads the query and the texts whole, and is left to
+    focus = (
+        subject_focus(query.text, found, fused, config, versions)
+        if query.rerank is None and not query.deep_recall
+        else {}
+    )
     found += context(namespace, found, fused, query.allowed, config)
     found += associations(namespace, found, fused, query.allowed, query.now, config)
     # Without a token budget or diversity, packing takes the first k: explain only those.
@@ -234,6 +241,7 @@ def recall(
         config=scoring,
         limit=query.top_k if plain else None,
         fused=fused,
+        focus=focus,
         evidence=None
         if query.deep_recall
         else read_evidence(namespace, found, fused, config, versions),

@@ -153,8 +153,9 @@ class Explanation:
         lexical_rank: 1-based rank in the BM25 candidate list, ``None`` if not in it.
         bm25: The memory's BM25 score for the query (0 when it shares no term).
         fused: What fusion gave a memory a retriever found, in [0, 1] (0 for neighbours).
-        relevance: The relevance the score uses, in [0, 1]: ``fused`` for a found memory, the
-            inherited share of its source's relevance for a neighbour.
+        relevance: The relevance the score uses, in [0, 1]: ``fused`` for a found memory (or
+            another of its subject's group, given out by ``focus``), the inherited share of
+            its source's relevance for a neighbour.
         via: How the memory was reached: ``search`` (a retriever found it), ``context`` (it
             was formed next to a found episode) or ``association`` (through a link).
         source_id: The memory it was reached from, for ``context`` and ``association``.
@@ -168,6 +169,10 @@ class Explanation:
             rank in each list that found it (``"query #"``, ``"expansion 1 #"``,
             ``"hyde #"``), its ``"rank bonus"``, the reranker's ``"rerank"`` score and
             ``"rerank #"``; empty when no stage is on.
+        focus: For a memory that names the query's subject, as another of the query's best
+            candidates does, the cosine of it and the query with the name masked
+            (:mod:`cogmem.focus`); ``None`` otherwise. When the two are read as other facts,
+            their relevances are given out again by it.
     """
 
     mode: str
@@ -186,6 +191,7 @@ class Explanation:
     source_id: str | None = None
     newer_version_id: str | None = None
     stages: Mapping[str, float] = field(default_factory=lambda: _EMPTY)
+    focus: float | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "penalties", frozendict(self.penalties))
@@ -209,6 +215,7 @@ class Explanation:
             "source_id": self.source_id,
             "newer_version_id": self.newer_version_id,
             "stages": dict(self.stages),
+            "focus": self.focus,
             "score": self.score,
         }
 
@@ -231,6 +238,8 @@ class Explanation:
         if self.newer_version_id is not None:
             ranks.append(f"newer version {self.newer_version_id}")
         ranks.extend(_stage_part(name, value) for name, value in self.stages.items())
+        if self.focus is not None:
+            ranks.append(f"focus {self.focus:.3f}")
         return " ".join(parts) + (f"  ({'; '.join(ranks)})" if ranks else "")
 
 

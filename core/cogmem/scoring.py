@@ -57,6 +57,7 @@ import numpy.typing as npt
 from frozendict import frozendict
 
 from .config import CognitiveMemoryConfig
+from .focus import refocused
 from .fusion import RankedList, normalize_bm25, reciprocal_rank_fusion, weighted_score_fusion
 from .records import STATED_KEY, Explanation, MemoryRecord, SearchResult
 from .retention import retention
@@ -197,6 +198,7 @@ class _Scored(NamedTuple):
     alpha: float
     penalties: Mapping[str, float]
     score: float
+    focus: float | None = None
 
 
 def score_candidates(
@@ -208,6 +210,7 @@ def score_candidates(
     limit: int | None = None,
     fused: Mapping[str, float] | None = None,
     evidence: Evidence | None = None,
+    focus: Mapping[str, float] | None = None,
 ) -> list[SearchResult]:
     """Score every candidate and return them best first, each with its explanation.
 
@@ -222,6 +225,9 @@ def score_candidates(
         evidence: What the texts say about pairs of candidates (``config.version_evidence``
             ``"slots"``): updates rank as links do (:func:`explicit_version_caps`); unrelated
             pairs never penalise each other by similarity (:func:`newer_version_penalties`).
+        focus: The focus cosine of the candidates that name the query's subject
+            (:func:`cogmem.focus.focus_cosines`): the relevances of those the evidence reads
+            as other facts are given out again by it (:func:`cogmem.focus.refocused`).
 
     Returns:
         One :class:`SearchResult` per distinct memory, sorted by score (ties: higher relevance,
@@ -242,8 +248,11 @@ def score_candidates(
         elif c.stages and not held.stages:
             by_id[c.memory.id] = replace(held, stages=c.stages)
     unique = list(by_id.values())
-    retentions = {c.memory.id: retention(c.memory, now, config) for c in unique}
     evidence = evidence or Evidence()
+    focus = focus or {}
+    if focus:
+        relevance = refocused(relevance, focus, evidence.unrelated)
+    retentions = {c.memory.id: retention(c.memory, now, config) for c in unique}
     versions = (
         newer_version_penalties(unique, relevance, retentions, config, evidence.unrelated)
         if config.version_evidence != "links"
@@ -295,7 +304,14 @@ def score_candidates(
             value *= factor
         scored.append(
             _Scored(
-                c, fused.get(mid, 0.0), relevance[mid], retentions[mid], alpha, penalties, value
+                c,
+                fused.get(mid, 0.0),
+                relevance[mid],
+                retentions[mid],
+                alpha,
+                penalties,
+                value,
+                focus.get(mid),
             )
         )
     scored = _below_doubts(scored, evidence.doubts, config, versions)
@@ -413,5 +429,6 @@ def _result(s: _Scored, mode: str, versions: Mapping[str, tuple[float, str]]) ->
         newer_version_id=versions[c.memory.id][1] if c.memory.id in versions else None,
         score=score,
         stages=c.stages,
+        focus=s.focus,
     )
     return SearchResult(memory=c.memory, score=score, explanation=explanation)

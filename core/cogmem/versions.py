@@ -73,7 +73,7 @@ from .claims import Claim, Statement
 from .content_words import retyped, same_content, says_less
 from .lines import corrects_what_was_said, marks_only_a_past
 from .people import is_pronoun, named_in, people_of, share_a_person
-from .phrases import PhraseSimilarity
+from .phrases import Phrases, PhraseSimilarity
 from .reader import StatementReader
 from .records import MemoryRecord
 from .shortforms import only_abbreviated, respelled
@@ -462,6 +462,13 @@ class Versions:
         reads them all first (:meth:`prepare`)."""
         kept = self.reader.kept(text)
         return kept.spelled if kept is not None and kept.spelled else None
+
+    def cosines(self, text: str, others: Sequence[str]) -> list[float]:
+        """Cosine of ``text`` with each of ``others`` by the phrase embedder (at once, when it
+        is :class:`cogmem.phrases.Phrases`)."""
+        if isinstance(self.similar, Phrases):
+            return self.similar.cosines(text, others)
+        return [self.similar(text, other) for other in others]
 
     def relate(self, old: str, new: str, cosine: float | None = None) -> Relation:
         """:func:`relate` for two texts, ``old`` said first."""
