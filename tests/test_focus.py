@@ -130,3 +130,20 @@ def test_the_explanation_gives_the_focus(embedder: MiniLMEmbedder) -> None:
     assert all(r.explanation.focus is not None for r in named)
     assert f"focus {named[0].explanation.focus:.3f}" in str(named[0].explanation)
     assert named[0].explanation.as_dict()["focus"] == named[0].explanation.focus
+
+
+def test_lines_said_by_a_named_speaker_are_not_focused(embedder: MiniLMEmbedder) -> None:
+    """ "Mira: ..." names who spoke, not what the line is about: masking it would read every
+    turn of hers as about her."""
+    turns = [
+        ("Mira: I started a pottery class on Tuesdays.", 30),
+        ("Mira: My brother Tomas moved to Lisbon.", 20),
+        ("Mira lives in Porto with two cats.", 10),
+        ("Mira works as a nurse in Porto.", 5),
+    ]
+    with CognitiveMemory(embedder=embedder) as mem:
+        for text, days in turns:
+            mem.write(text, created_at=_at(days), now=_at(days))
+        found = mem.search("What does Mira do on Tuesdays?", now=NOW, reinforce=False)
+    focused = {r.text for r in found if r.explanation.focus is not None}
+    assert focused == {"Mira lives in Porto with two cats.", "Mira works as a nurse in Porto."}

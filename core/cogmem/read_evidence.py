@@ -42,7 +42,7 @@ def read_evidence(
         return Evidence()
     top = _best(found, fused)
     chosen = top[: config.version_candidates]
-    if all(c.memory.memory_type == "episodic" and has_speaker(c.memory.text) for c in chosen):
+    if all(_turn(c.memory) for c in chosen):
         return Evidence()  # turns of a conversation only: a later one rarely corrects another
     unread = [c.memory.id for c in chosen if c.vector is None]
     read = namespace.vectors(unread) if unread else {}
@@ -70,11 +70,15 @@ def subject_focus(
 ) -> dict[str, float]:
     """The focus cosine (:func:`cogmem.focus.focus_cosines`) of the ``version_candidates``
     most relevant memories the query found that name its subject, when two or more do;
-    empty with ``subject_focus`` off or no version logic."""
+    empty with ``subject_focus`` off or no version logic.
+
+    A line said by a named speaker ("Mira: ...") takes no part: the name before its colon
+    says who spoke, not what the line is about."""
     if versions is None or not config.subject_focus:
         return {}
     chosen = _best(found, fused)[: config.version_candidates]
-    return focus_cosines(query, {c.memory.id: c.memory.text for c in chosen}, versions.cosines)
+    told = {c.memory.id: c.memory.text for c in chosen if not has_speaker(c.memory.text)}
+    return focus_cosines(query, told, versions.cosines)
 
 
 def _best(found: list[Candidate], fused: Mapping[str, float]) -> list[Candidate]:
@@ -86,5 +90,9 @@ def _best(found: list[Candidate], fused: Mapping[str, float]) -> list[Candidate]
 def _may_update(memory: MemoryRecord) -> bool:
     """Whether a memory may outdate an older one at read time: not a turn of a conversation
     between named speakers, nor a summary of older memories."""
-    turn = memory.memory_type == "episodic" and has_speaker(memory.text)
-    return not turn and SUMMARY_KEY not in memory.metadata
+    return not _turn(memory) and SUMMARY_KEY not in memory.metadata
+
+
+def _turn(memory: MemoryRecord) -> bool:
+    """Whether a memory is a turn of a conversation between named speakers ("Mira: ...")."""
+    return memory.memory_type == "episodic" and has_speaker(memory.text)
