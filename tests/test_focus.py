@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
+import numpy as np
 import pytest
 
 from cogmem import CognitiveMemory, CognitiveMemoryConfig
 from cogmem.embedding import MiniLMEmbedder
 from cogmem.focus import focus_cosines, masked, named_in_query, naming, refocused
+from cogmem.phrases import Phrases
 
 NOW = datetime(2026, 6, 1, tzinfo=timezone.utc)
 
@@ -147,3 +149,12 @@ def test_lines_said_by_a_named_speaker_are_not_focused(embedder: MiniLMEmbedder)
         found = mem.search("What does Mira do on Tuesdays?", now=NOW, reinforce=False)
     focused = {r.text for r in found if r.explanation.focus is not None}
     assert focused == {"Mira lives in Porto with two cats.", "Mira works as a nurse in Porto."}
+
+
+def test_phrases_said_twice_each_get_their_cosine() -> None:
+    """Two members of a group may mask to one text ("Ana's dog is Rui." / "Ana Sousa's dog is
+    Rui."), or to the masked query itself: the cosines were looked up by a list shorter than
+    the phrases asked: a phrase took another's vector, or the search raised KeyError."""
+    vectors = {"q": [1.0, 0.0], "a": [0.0, 1.0], "b": [1.0, 0.0]}
+    phrases = Phrases(lambda texts: np.array([vectors[t] for t in texts]))
+    assert phrases.cosines("q", ["a", "a", "b", "q"]) == [0.0, 0.0, 1.0, 1.0]

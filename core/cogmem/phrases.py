@@ -52,9 +52,9 @@ class Phrases:
         """Cosine of ``text`` with each of ``others``, the missing vectors embedded at once."""
         if not others:
             return []
-        first, *rest = self._vector([text, *others])
-        found = dict(zip([text, *others], [first, *rest]))
-        return [float(first @ found[o]) for o in others]
+        unique = list(dict.fromkeys([text, *others]))  # one vector per distinct phrase
+        found = dict(zip(unique, self._vector(unique), strict=True))
+        return [float(found[text] @ found[o]) for o in others]
 
     def __call__(self, a: str, b: str) -> float:
         """Cosine of the embeddings of ``a`` and ``b`` (1.0 when equal)."""
