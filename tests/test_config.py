@@ -46,6 +46,7 @@ def test_spec_defaults() -> None:
         ("token_budget", 0),
         ("consolidation_group_size", 1),
         ("reinforce_on_search", "yes"),
+        ("subject_focus", 1),
         ("type_time_constant_days", {"episodic": 1.0}),
         ("retention_floor", {"episodic": 2.0, "semantic": 0.0, "procedural": 0.0, "core": 0.6}),
         ("default_memory_type", "dream"),
