@@ -82,6 +82,15 @@ QUALITY: dict[str, list[str]] = {
         "--paths",
         "semantic,default,middleware",
     ],
+    "versions_dev5": [
+        "benchmarks/versions.py",
+        "--set",
+        "benchmarks/data/versions/dev5.jsonl",
+        "--fillers",
+        "benchmarks/data/versions/dev5_fillers.jsonl",
+        "--paths",
+        "semantic,default,middleware",
+    ],
     "versions_heldout": [
         "benchmarks/versions.py",
         "--set",

@@ -16,6 +16,7 @@ _SETS = (
     "versions_dev2",
     "versions_dev3",
     "versions_dev4",
+    "versions_dev5",
     "versions_heldout",
     "versions_heldout2",
     "versions_heldout3",
@@ -97,10 +98,11 @@ def versions_section(data: Any, table: Table) -> list[str]:
         "`dev2.jsonl`, 225 cases, written after `heldout2.jsonl`; `dev3.jsonl`, 240 cases; "
         "`dev4.jsonl`, 356 cases, restatements of form and corrections in the same forms; "
         "`heldout5.jsonl`, 374 cases, held out until 27 November 2026; `heldout6.jsonl`, 350 "
-        "cases, held out until 28 November 2026) and the held-out sets (`heldout.jsonl`, 244 "
-        "cases; `heldout2.jsonl`, 259 cases; `heldout3.jsonl`, 333 cases; `heldout4.jsonl`, "
-        "313 cases; `heldout7.jsonl`, 350 cases; `heldout8.jsonl`, 335 cases, written last) "
-        "were written by twelve "
+        "cases, held out until 28 November 2026; `dev5.jsonl`, 330 cases, restatements of 20 "
+        "kinds, corrections and look-alikes in their forms, written after `heldout8.jsonl`) "
+        "and the held-out sets (`heldout.jsonl`, 244 cases; `heldout2.jsonl`, 259 cases; "
+        "`heldout3.jsonl`, 333 cases; `heldout4.jsonl`, 313 cases; `heldout7.jsonl`, 350 "
+        "cases; `heldout8.jsonl`, 335 cases) were written by thirteen "
         "separate writers who saw neither the mechanism nor each other's cases; the dev sets "
         "are tuned on, the held-out sets were never looked at case by case (the cases that "
         "lost a write were: one of heldout4, one of heldout7; see "
