@@ -27,6 +27,13 @@ from cogmem.units import unit_name, units
         ("I swim 3 km/wk.", "I swim 3 kilometer per week."),
         ("Rent is fourteen hundred fifty bucks a month.", "Rent is 1450 dollar per month."),
         ("Tickets are €25 each.", "Tickets are 25 euro each."),
+        # money written short is said in full: a million, not a metre
+        ("The deal is worth $3m.", "The deal is worth 3000000 dollar."),
+        ("I have $12k saved.", "I have 12000 dollar saved."),
+        ("I have 12,000 USD saved.", "I have 12000 dollar saved."),
+        ("The deposit is $2.5k.", "The deposit is 2500 dollar."),
+        ("My salary is USD 85k.", "My salary is 85000 dollar."),
+        ("It cost 40k dollars.", "It cost 40000 dollar."),
     ],
 )
 def test_units_after_a_number_have_one_name(written: str, read: str) -> None:
@@ -39,7 +46,8 @@ def test_units_after_a_number_have_one_name(written: str, read: str) -> None:
         "I walk the dog 2 a day.",  # "a" is no year
         "There are 3 in the box.",  # "in" is no inch
         "We met at 5 at the cafe.",  # "at" is no atmosphere
-        "The deal is worth $3m.",  # a million, not a metre
+        "I ran a 5k on Sunday.",  # no currency: a race, not five thousand of anything
+        "I've got 34k steps today.",
         "I have 2 kids and 3 cats.",
         "Dinner moved to the 23rd, from the 22nd.",  # ordinals, not nanodays
         "We go 10 pin bowling.",  # no picoinch: a short prefixed form takes a common prefix
@@ -47,6 +55,8 @@ def test_units_after_a_number_have_one_name(written: str, read: str) -> None:
         "Our pony is 14.2hh.",  # hands, no hectohours
         "Send it to Sheffield S1 4GH.",  # the end of a postcode, no 4 gigahenries
         "The postcode is EH10 4BF.",  # nor 4 board feet
+        "My car is on level 3 section B.",  # no square survey miles
+        "We won by 2 points and 3 bags of sweets.",  # nor typographic points
     ],
 )
 def test_words_after_a_number_that_are_no_units_are_kept(text: str) -> None:

@@ -89,6 +89,19 @@ def test_numbers_spelling_and_hyphens_are_canonical() -> None:
     assert unshouted("I work at IBM.") == "I work at IBM."
 
 
+def test_a_title_is_one_word_with_its_full_stop_or_without() -> None:
+    assert canonical_text("My dentist is Dr. Reyes.") == canonical_text("My dentist is Dr Reyes.")
+    assert canonical_text("Ask Mrs. Obi.") == "Ask Mrs Obi."
+
+
+def test_a_number_said_digit_by_digit_is_one_number() -> None:
+    assert canonical_text("the garage code is four seven one nine") == "the garage code is 4719"
+    assert canonical_text("Our flat is four oh two.") == "Our flat is 402."
+    # two numbers, or a list with a word between, are not one
+    assert canonical_text("I have two kids and three cats.") == "I have 2 kids and 3 cats."
+    assert canonical_text("Pick 1 2 or 3.") == "Pick 1 2 or 3."
+
+
 def test_a_weekday_before_a_date_is_dropped_whatever_its_length() -> None:
     """ "Sat 14 Sept" dropped its weekday, "Saturday, 14 September" kept it (the pattern
     took "day" after "sat", not "urday"): one date read two ways."""
@@ -652,6 +665,14 @@ def test_a_fact_restated_with_a_synonym_merges(mem: CognitiveMemory) -> None:
     assert (again.action, again.existing_id) == ("merged", first.id)
 
 
+def test_a_preference_turned_round_is_kept_beside_the_first(mem: CognitiveMemory) -> None:
+    """The same words on the other sides of "than" say the opposite: never merged away."""
+    first = mem.write("I'd rather take the ferry than fly to Victoria.", now=NOW)
+    later = mem.write("I would rather fly than take the ferry to Victoria.", now=NOW)
+    assert later.action != "merged"
+    assert {first.id, later.id} <= {r.id for r in mem.records()}
+
+
 def test_a_search_reads_only_memories_formed_at_different_moments(
     embedder: HashingEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -894,6 +915,11 @@ def test_the_same_content_words_about_other_people_or_in_another_order_are_not_t
     reader: StatementReader,
 ) -> None:
     assert kind(reader, "Ana called Bo yesterday.", "Bo called Ana yesterday.", 0.9) != "same"
+    # the two sides of a comparison swapped: the preference turned round
+    old, new = "I prefer tea over coffee.", "I prefer coffee over tea."
+    assert kind(reader, old, new, 0.95) != "same"
+    old, new = "I like tea more than coffee.", "I like coffee more than tea."
+    assert kind(reader, old, new, 0.95) != "same"
     # words a general stop list drops carry the change ("top", "after", "last")
     old, new = "The spare key is in the top drawer.", "The spare key is in the bottom drawer."
     assert kind(reader, old, new, 0.95) != "same"

@@ -64,6 +64,12 @@ _DOTTED = re.compile(
     r"\b(?P<at>at|by|from|till|until|around|before|after) (?P<h>\d{1,2})\.(?P<m>\d{2})\b"
     r"(?!\.\d)"  # "from 01.03.2025" is a date
 )
+# A time said as its numbers ("at nine thirty", "by seven forty-five pm"), after number words
+# became digits: "at 9 30"; not a count of something ("at 9 30-minute slots").
+_SPOKEN = re.compile(
+    r"\b(?P<at>at|by|from|till|until|around|before|after) (?P<h>\d{1,2}) (?P<m>[1-5]\d)\b"
+    r"(?![ -]?(?:-|minute|min|hour|second|day|week|month|year|percent|%|[a-z]+s\b))"
+)
 # A range whose end alone says the part of the day ("7:30 to 9 in the evening", "2-3pm"):
 # the start shares it when it comes first on the clock.
 _RANGE = re.compile(
@@ -139,6 +145,8 @@ def clock_times(text: str) -> str:
     '06:45, 5:30, 06:30, 6:30'
     >>> clock_times("at half 5, at 17.30, at 6 o'clock, at 20 past 7, 2 to 3 hours, 17.30 kg")
     'at 5:30, at 17:30, at 6, at 7:20, 2 to 3 hours, 17.30 kg'
+    >>> clock_times("at 9 30 each day, by 7 45 pm, at 9 30 minute slots, at 9 30 seats")
+    'at 9:30 each day, by 19:45, at 9 30 minute slots, at 9 30 seats'
     >>> clock_times("from 7:30 to 9 in the evening, 19:30–21:00, 10-2pm")
     'from 19:30 to 21:00, 19:30 to 21:00, 10-14:00'
     """
@@ -146,6 +154,7 @@ def clock_times(text: str) -> str:
     text = _OCLOCK.sub(lambda m: m["h"], text)
     text = _HALF.sub(lambda m: f"{m['at']} {m['h']}:30", text)
     text = _DOTTED.sub(lambda m: f"{m['at']} {m['h']}:{m['m']}", text)
+    text = _SPOKEN.sub(lambda m: f"{m['at']} {m['h']}:{m['m']}", text)
     text = _PAST_TO.sub(_past_to, text)
     text = _CLOCK.sub(_clock, _RANGE.sub(_range, text))
     return _DASHED.sub(r"\1 to \2", _HHMM.sub(_hhmm, text))
@@ -211,6 +220,7 @@ def canonical_text(text: str) -> str:
     from text_to_num import alpha2digit
 
     text = _NOW.sub("now", mended(unshouted(fluent(unchatted(text)))))
+    text = _TITLE.sub(r"\1", text) if "." in text else text
     text = _HYPHENED.sub(_number_and_unit, text) if "-" in text else text
     names = [m[0] for m in _NAMED_NUMBER.finditer(text)]  # "the network Three" is a name
     masked = _NAMED_NUMBER.sub(_MASK, text) if names else text
@@ -221,6 +231,9 @@ def canonical_text(text: str) -> str:
     except Exception:  # the parser of number words must never lose a write: keep the words
         digits = masked
     digits = digits.replace(_ONE, "one")
+    digits = (
+        _DIGIT_BY_DIGIT.sub(_digit_by_digit, digits) if "oh" in digits or " " in digits else digits
+    )
     if names:
         parts = digits.split(_MASK)
         digits = parts[0] + "".join(n + rest for n, rest in zip(names, parts[1:], strict=True))
@@ -359,6 +372,22 @@ _PROP_ONE = re.compile(
 )
 _ONE = "\u2064"
 _ONES = re.compile(r"\bones\b", re.IGNORECASE)
+
+
+# A title written short with a full stop or without: "Dr. Reyes" / "Dr Reyes".
+_TITLE = re.compile(r"\b(Dr|Mr|Mrs|Ms|Mx|Prof|St)\.(?= [A-Z])")
+# A number said digit by digit ("four seven one nine", "four oh two"): three or more single
+# digits in a row (after number words became digits), "oh" for a zero between them.
+_DIGIT_BY_DIGIT = re.compile(
+    r"(?<![\w.,:])\d(?:\s+(?:\d|oh)\b){1,}(?<=\d)(?![.,:]?\d)", re.IGNORECASE
+)
+
+
+def _digit_by_digit(match: re.Match[str]) -> str:
+    said = match[0].split()
+    if len(said) < 3:
+        return match[0]
+    return "".join("0" if d.lower() == "oh" else d for d in said)
 
 
 # "9 and a half" (after number words became digits) is 9.5.

@@ -287,6 +287,35 @@ def _same_roles(old: Statement, new: Statement) -> bool:
     )
 
 
+def other_sides(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether a word of both ``a`` and ``b`` (words in order) stands on one side of a
+    comparison in one and on the other side in the other ("tea over coffee" / "coffee over
+    tea"; "rather take the ferry than fly" / "rather fly than take the ferry")."""
+    sides_a, sides_b = _sides(a), _sides(b)
+    if not (sides_a and sides_b):
+        return False
+    return any(sides_a[w] != sides_b[w] for w in sides_a.keys() & sides_b.keys())
+
+
+def _sides(words: Sequence[str]) -> dict[str, int]:
+    """For a text that compares (:data:`_COMPARING`), each other word with the number of
+    comparing words before it; empty for one that does not."""
+    if not _COMPARING.intersection(words):
+        return {}
+    sides: dict[str, int] = {}
+    before = 0
+    for word in words:
+        if word in _COMPARING:
+            before += 1
+        else:
+            sides.setdefault(word, before)
+    return sides
+
+
+# Words that set one thing against another: what stands before them is preferred, larger, ...
+_COMPARING = frozenset({"than", "over", "instead", "versus", "vs"})
+
+
 def _other_ways(old: Statement, new: Statement) -> bool:
     """Whether a word both give follows "to" in one and "from" (or another direction) in
     the other."""

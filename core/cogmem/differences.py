@@ -34,7 +34,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from .alignment import aligned
 from .canonical import canonical_text, one_spelling
+from .content_words import other_sides
 from .lexical import STOPWORDS_EN, Tokenizer, word_spans
 
 __all__ = ["Comparison", "Kind", "Spelling", "compare"]
@@ -292,7 +294,8 @@ def compare(
         return said
     # in one spelling: "two"/"2", "5 pm"/"17:00", "colour"/"color", "I'm"/"I am" (texts
     # already in it would only be compared again)
-    respelled = _spelled(stored, spell), _spelled(new, spell)
+    spelled_stored = _spelled(stored, spell)
+    respelled = spelled_stored, aligned(spelled_stored, _spelled(new, spell))
     if respelled != (stored, new) and _compare(*respelled, tokenizer).kind == "same":
         return Comparison("same", (), said.overlap)
     return said
@@ -367,7 +370,10 @@ def _unmoved(
     """``ops`` without a phrase only moved: deleted in one place and inserted, word for word,
     in another ("Twice a month, Soraya visits ..." / "Soraya visits ... twice a month"). A
     moved name counts only in a phrase that says where, when or how
-    (:data:`_ADVERBIAL_LEADS`): "Ana owes Bo" / "Bo owes Ana" swap who does what."""
+    (:data:`_ADVERBIAL_LEADS`): "Ana owes Bo" / "Bo owes Ana" swap who does what. Nothing
+    moved across a comparison counts ("tea over coffee" / "coffee over tea")."""
+    if other_sides([w.lower for w in a], [w.lower for w in b]):
+        return ops
     for gone in [op for op in ops if op[0] == "delete"]:
         phrase = [w.lower for w in a[gone[1] : gone[2]]]
         named = any(_salience(w) == "name" for w in a[gone[1] : gone[2]])

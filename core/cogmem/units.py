@@ -27,7 +27,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["stop_words", "unit_name", "units"]
+__all__ = ["money_in_full", "stop_words", "unit_name", "unit_registry", "units"]
 
 # pint reads "kilo" only as a prefix; people say it for a kilogram. And it has no short form
 # of a month or a week that people write in a rate ("$65/mo", "€80/mth", "3 km/wk";
@@ -41,6 +41,12 @@ _MONEY = {
     "gbp": "pound_sterling", "yen": "yen",
 }  # fmt: skip
 _SHORT = 3  # letters at most of a unit's short form ("kg", "mL", "kph")
+# Words pint reads as units that, after a number, people mean as plain nouns: "level 3,
+# section B" is no 3 square survey miles, "2 points" no typographer's points, "3 bags" no bags.
+_NOUNS = frozenset(
+    {"section", "point", "link", "chain", "rod", "pole", "perch", "barn", "bag", "grade",
+     "turn", "count", "league", "dot", "shot"}
+)  # fmt: skip
 # The units people write as one letter after a number ("5 m", "200 g", "2 L", "30 s", "3 h").
 _LETTERS = frozenset("mgLlsh")
 # A metric quantity is written in one unit ("80 cm" / "0.8 m" -> "80 centimeter"): the
@@ -77,7 +83,18 @@ _NUMBER = r"\d+(?:[.,]\d+)*"
 _CODE = re.compile(r"\b[A-Z]+\d+[A-Z]?\s$")
 # A sign and a number ("$40", "€1,200"), or a number and what may be a unit after it: "30kg",
 # "19°C", "4%", "20 m²", "20 sq m", "20 square metres", "21 degrees Celsius".
-_SIGNED = re.compile(rf"(?P<sign>[$€£¥])\s?(?P<n>{_NUMBER})(?!\s?(?:k|m|bn|mn)\b)")
+_SIGNED = re.compile(rf"(?P<sign>[$€£¥])\s?(?P<n>{_NUMBER})(?![.,]?\d)(?!\s?(?:k|m|bn|mn)\b)")
+# Money written short, the number said in full after it: "$12k", "$2.5k", "€1.2m", "$3bn",
+# "85k dollars" ("USD 85k": a currency code before a number is read as its sign first). A
+# "5k" or "34k" with no currency stays: a race, steps, or money of no known kind.
+_SCALES = {"k": 3, "m": 6, "mn": 6, "bn": 9}
+_CODES = {"usd": "$", "eur": "€", "gbp": "£", "jpy": "¥"}
+_CODED = re.compile(r"\b(USD|EUR|GBP|JPY)\s?(?=\d)", re.IGNORECASE)
+_SCALED = re.compile(
+    r"(?:(?P<sign>[$€£¥])\s?)?(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s?(?P<scale>k|m|mn|bn)\b"
+    r"(?(sign)|(?=\s(?:dollars?|bucks|euros?|quid|pounds|usd|eur|gbp)\b))",
+    re.IGNORECASE,
+)
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 _QUANTITY = re.compile(
     r"(?<![\w.:$€£¥])(?P<n>" + _NUMBER + r")\s?(?!(?:st|nd|rd|th)\b)"  # "22nd" is no nanoday
@@ -91,7 +108,8 @@ _QUANTITY = re.compile(
 
 
 @lru_cache(maxsize=1)
-def _registry() -> Any:
+def unit_registry() -> Any:
+    """``pint``'s unit registry, with the aliases people write (built once)."""
     import pint
 
     registry: Any = pint.UnitRegistry()
@@ -118,11 +136,15 @@ def unit_name(word: str) -> str | None:
     lowered = word.lower()
     if lowered in _MONEY:
         return _MONEY[lowered]
-    if lowered in stop_words() or (len(word) == 1 and word.isalpha() and word not in _LETTERS):
+    if (
+        lowered in stop_words()
+        or lowered.rstrip("s") in _NOUNS
+        or (len(word) == 1 and word.isalpha() and word not in _LETTERS)
+    ):
         return None  # "5k" is five thousand, or a race: no Boltzmann constant
     import pint
 
-    registry = _registry()
+    registry = unit_registry()
     try:
         readings = registry.parse_unit_name(word.replace("°", "deg"))
     except (pint.errors.PintError, ValueError, KeyError):
@@ -178,7 +200,7 @@ def _metric(number: str, name: str) -> tuple[str, str]:
     from decimal import Decimal, InvalidOperation
 
     try:
-        ((prefix, stem, _),) = _registry().parse_unit_name(name)
+        ((prefix, stem, _),) = unit_registry().parse_unit_name(name)
         value = Decimal(number).scaleb(_PREFIXES[prefix] if prefix else 0)
     except (ValueError, KeyError, InvalidOperation):
         return number, name
@@ -204,6 +226,27 @@ def _plain(number: str) -> str:
     return number.replace(",", "") if _THOUSANDS.fullmatch(number) else number
 
 
+def _coded(match: re.Match[str]) -> str:
+    return _CODES[match[1].lower()]
+
+
+def _scaled(match: re.Match[str]) -> str:
+    from decimal import Decimal
+
+    value = Decimal(match["n"]).scaleb(_SCALES[match["scale"].lower()])
+    return f"{match['sign'] or ''}{value.normalize():f}"
+
+
+def money_in_full(text: str) -> str:
+    """``text`` with money written short said in full (see :data:`_SCALED`).
+
+    >>> money_in_full("$12k saved, USD 85k a year, a €2.5m flat, 40k dollars, a 5k race")
+    '$12000 saved, $85000 a year, a €2500000 flat, 40000 dollars, a 5k race'
+    """
+    coded = _CODED.sub(_coded, text) if _CODED.search(text) else text
+    return _SCALED.sub(_scaled, coded)
+
+
 def units(text: str) -> str:
     """``text`` with each unit after a number written by its one name (see the module).
 
@@ -212,6 +255,6 @@ def units(text: str) -> str:
     >>> units('a 55" TV, a 5k race, 4%, 0.8 m, 1500 g, 420 x 380 cm')
     'a 55 inch TV, a 5k race, 4 percent, 80 centimeter, 1.5 kilogram, 4.2 meter by 3.8 meter'
     """
-    sized = _SIZE.sub(_size, _CROSS.sub(r"\1 by ", text))
+    sized = _SIZE.sub(_size, _CROSS.sub(r"\1 by ", money_in_full(text)))
     marked = _FEET.sub(r"\1 foot \2 ", _INCHES.sub(" inch", sized))
     return _QUANTITY.sub(_quantity, _SIGNED.sub(_signed, marked))

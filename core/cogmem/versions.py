@@ -58,6 +58,7 @@ from typing import Literal
 import numpy as np
 
 from .agreement import agree, other_agent, other_voice, same_hours
+from .alignment import aligned
 from .anchoring import (
     SAME_ANCHORED,
     anchored,
@@ -70,7 +71,7 @@ from .anchoring import (
     timed,
 )
 from .claims import Claim, Statement
-from .content_words import retyped, same_content, says_less
+from .content_words import other_sides, retyped, same_content, says_less
 from .lines import corrects_what_was_said, marks_only_a_past
 from .people import is_pronoun, named_in, people_of, share_a_person
 from .phrases import Phrases, PhraseSimilarity
@@ -202,7 +203,9 @@ def relate(
 ) -> Relation:
     """How ``new`` (said later) stands to ``old`` (see the module docstring). Two texts that
     would say the same of an old thing and a new one ("The old laptop runs Linux." / "The new
-    laptop runs Linux."; :func:`cogmem.anchoring.old_and_new`) are about different things.
+    laptop runs Linux."; :func:`cogmem.anchoring.old_and_new`) are about different things;
+    the same words on the other sides of a comparison ("I prefer tea over coffee." / "I
+    prefer coffee over tea."; :func:`cogmem.content_words.other_sides`) are a sure update.
 
     Args:
         old: The statement said first.
@@ -215,6 +218,8 @@ def relate(
     relation = _relation(old, new, similar, cosine)
     if relation.kind == "same" and old_and_new(old, new):
         return Relation("different")
+    if relation.kind == "same" and other_sides(old.gist, new.gist):
+        return Relation("update", ("the other way round",), sure=True)  # "tea over coffee"
     return relation
 
 
@@ -471,9 +476,18 @@ class Versions:
         return [self.similar(text, other) for other in others]
 
     def relate(self, old: str, new: str, cosine: float | None = None) -> Relation:
-        """:func:`relate` for two texts, ``old`` said first."""
+        """:func:`relate` for two texts, ``old`` said first, ``new`` read in ``old``'s words
+        where the two say one thing (:func:`cogmem.alignment.aligned`)."""
         first, second = self.reader.read_many([old, new])
-        return relate(first, second, self.similar, cosine)
+        return relate(first, self._as_said(first, second), self.similar, cosine)
+
+    def _as_said(self, old: Statement, new: Statement) -> Statement:
+        """``new`` as ``old`` would say it: the quantities in other units and the words
+        misspelt that are one with ``old``'s, in ``old``'s words (read anew only then)."""
+        if not (old.spelled and new.spelled):
+            return new
+        said = aligned(old.spelled, new.spelled)
+        return new if said == new.spelled else self.reader.read(said)
 
     def pairs(
         self, records: Sequence[MemoryRecord], vectors: Sequence[np.ndarray | None]
@@ -500,7 +514,8 @@ class Versions:
             older, newer = records[i], records[j]
             vi, vj = unit[i], unit[j]
             cosine = None if vi is None or vj is None else float(vi @ vj)
-            relation = relate(statements[i], statements[j], self.similar, cosine)
+            newer_said = self._as_said(statements[i], statements[j])
+            relation = relate(statements[i], newer_said, self.similar, cosine)
             apart = relation.kind == "unknown" and told_apart(statements[i], statements[j])
             if relation.kind == "update":
                 updates.append((older.id, newer.id))

@@ -1,0 +1,172 @@
+"""A newer text said in an older one's words, where the two say one thing side by side.
+
+Some restatements show only when the two texts are read together. "I'm 6 ft tall." / "I'm
+about 183 cm tall." give one height, yet no one spelling of either makes them equal: 6 ft is
+182.88 cm, said to the nearest centimetre. "my gym is planet fitnes" / "My gym is Planet
+Fitness." differ by a word the dictionary has never seen, one letter from a word of the other
+text. :func:`aligned` rewrites such spans of the newer text as the older says them, so that
+the reading (:func:`cogmem.versions.relate`) and the word comparison
+(:func:`cogmem.differences.compare`) see one text. What is stored is never rewritten.
+
+Both texts are taken in one spelling (:func:`cogmem.canonical.canonical_text`: a unit after
+a number by its one name, "183 cm" as "1.83 meter"). Two rules, each tight enough that a
+change is never read as the same:
+
+* **A quantity in other units.** Two quantities of one dimension (``pint``) in different units
+  are one when the one said more coarsely, converted and rounded to the last place the other
+  is said to, is the other: 6 ft is 182.88 cm, 183 to the centimetre ("183 cm" is one with
+  it, "185 cm" is not); 50 lb is 22.68 kg, but "23 kg" is said more coarsely than "50 lb",
+  and 23 kg is 50.7 lb: not one. "2 hours" / "90 minutes": not one.
+* **A word misspelt.** A lower-case word of at least :data:`_SHORTEST` letters that the
+  dictionary (:func:`cogmem.typos.speller`) has never seen, one edit from exactly one word of
+  the other text, is that word ("fitnes" / "Fitness", "radiohaed" / "Radiohead"; either side
+  may hold the unknown one). A word with a capital may be a name spelt anew ("Kowalsky" /
+  "Kowalski"): left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from functools import lru_cache
+from typing import NamedTuple
+
+from .typos import speller
+from .units import unit_registry
+
+__all__ = ["aligned"]
+
+# A misspelt word has at least this many letters ("wifi" is one edit from "wife").
+_SHORTEST = 4
+
+# A number and its unit in one spelling: "6 foot", "1.83 meter", "20 square meter",
+# "5 foot 4 inch", "356 degree_Fahrenheit", "68 fluid ounce".
+_QUANTITY = re.compile(
+    r"(?<![\w.])(?P<n>\d+(?:\.\d+)?) (?P<unit>(?:square |cubic |fluid )?[A-Za-z_]+)\b"
+    r"(?: (?P<n2>\d+(?:\.\d+)?) (?P<unit2>[A-Za-z_]+)\b)?"
+)
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def aligned(old: str, new: str) -> str:
+    """``new`` with each span that says what a span of ``old`` says, in other units or
+    misspelt, written as ``old`` writes it (both in one spelling; see the module).
+
+    >>> aligned("I am 6 foot tall.", "I am 1.83 meter tall.")
+    'I am 6 foot tall.'
+    >>> aligned("The hike takes 2 hour.", "The hike takes 90 minute.")
+    'The hike takes 90 minute.'
+    >>> aligned("My gym is Planet Fitness.", "my gym is planet fitnes")
+    'my gym is planet Fitness'
+    """
+    return _words_aligned(old, _quantities_aligned(old, new))
+
+
+# ------------------------------------------------------------------------------- quantities
+def _quantities_aligned(old: str, new: str) -> str:
+    theirs = [(m[0], q) for m in _QUANTITY.finditer(old) if (q := _quantity(m)) is not None]
+    if not theirs:
+        return new
+
+    def said_as_theirs(match: re.Match[str]) -> str:
+        ours = _quantity(match)
+        if ours is None:
+            return match[0]
+        for span, quantity in theirs:
+            if span != match[0] and _one_amount(quantity, ours):
+                return span
+        return match[0]
+
+    return _QUANTITY.sub(said_as_theirs, new)
+
+
+class _Amount(NamedTuple):
+    """A quantity in base units: its value, half the last place it is said to, its unit."""
+
+    value: float
+    half: float
+    dimension: str
+    unit: str
+
+
+def _quantity(match: re.Match[str]) -> _Amount | None:
+    """The amount a match says, or ``None`` when its word is no unit ``pint`` knows."""
+    first = _parsed(match["n"], match["unit"])
+    if first is None or match["n2"] is None:
+        return first
+    second = _parsed(match["n2"], match["unit2"])
+    if second is None or second.dimension != first.dimension:
+        return first  # "5 foot 4 inch" is one height; "3 kilogram 2 day" two things
+    return _Amount(first.value + second.value, second.half, first.dimension, first.unit)
+
+
+@lru_cache(maxsize=4096)
+def _parsed(number: str, unit: str) -> _Amount | None:
+    import pint
+
+    registry = unit_registry()
+    shape, _, name = (
+        unit.rpartition(" ") if unit.startswith(("square ", "cubic ")) else ("", "", unit)
+    )
+    name = unit.replace(" ", "_") if not shape else f"{name}**{2 if shape == 'square' else 3}"
+    place = Decimal(number).as_tuple().exponent
+    half = 0.5 * 10.0 ** (place if isinstance(place, int) else 0)
+    try:
+        if name not in registry and name.endswith("s") and name[:-1] in registry:
+            name = name[:-1]  # "fluid ounces": pint knows the singular
+        amount = registry.Quantity(float(number), name)
+        offset = not amount._is_multiplicative  # a temperature's half place is a difference
+        step = registry.Quantity(half, f"delta_{name}" if offset else name)
+        base, step_base = amount.to_base_units(), step.to_base_units()
+    except (pint.errors.PintError, ValueError, KeyError, AttributeError, TypeError):
+        return None
+    if not amount.dimensionality:
+        return None  # a plain number: "2 dozen" was read already
+    return _Amount(
+        float(base.magnitude), float(step_base.magnitude), str(amount.dimensionality), name
+    )
+
+
+def _one_amount(a: _Amount, b: _Amount) -> bool:
+    """Whether two quantities in different units say one amount: the one said more coarsely,
+    converted and rounded to the place the other is said to, is the other (module
+    docstring)."""
+    if a.unit == b.unit or a.dimension != b.dimension:
+        return False
+    fine, coarse = (a, b) if a.half <= b.half else (b, a)
+    return abs(coarse.value - fine.value) < fine.half
+
+
+# ------------------------------------------------------------------------------------ words
+def _words_aligned(old: str, new: str) -> str:
+    theirs = {w.lower(): w for w in _WORD.findall(old)}
+    ours = {w.lower() for w in _WORD.findall(new)}
+
+    def said_as_theirs(match: re.Match[str]) -> str:
+        word = match[0]
+        lowered = word.lower()
+        if lowered in theirs or len(word) < _SHORTEST:
+            return word
+        near = [
+            w
+            for w in theirs
+            if w not in ours and len(w) >= _SHORTEST and _misspelt(word, theirs[w])
+        ]
+        return theirs[near[0]] if len(near) == 1 else word
+
+    return _WORD.sub(said_as_theirs, new)
+
+
+def _misspelt(a: str, b: str) -> bool:
+    """Whether one of ``a`` and ``b`` is a lower-case word the dictionary has never seen, one
+    edit from the other."""
+    frequency = speller().word_frequency
+    for typo, word in ((a, b), (b, a)):
+        if typo.islower() and frequency[typo] == 0 and word.lower() in _one_edit(typo):
+            return True
+    return False
+
+
+@lru_cache(maxsize=8192)
+def _one_edit(word: str) -> frozenset[str]:
+    return frozenset(speller().edit_distance_1(word))
