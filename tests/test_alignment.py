@@ -70,6 +70,18 @@ def test_words_the_dictionary_knows_and_names_are_never_respelled() -> None:
     assert said("Ana Kowalsky called.", "Ana Kowalski called.") == "Ana Kowalski called."
 
 
+def test_a_place_in_a_row_by_its_ordinal_or_its_number_is_one_place() -> None:
+    assert said("The printer is on the third floor.", "The printer is on floor 3.") == (
+        "The printer is on 3rd floor."
+    )
+    assert said("Lucas is in grade 5.", "Lucas is in fifth grade.") == "Lucas is in grade 5."
+    # another number, or another noun, is another place
+    assert said("The printer is on the third floor.", "The printer is on floor 4.") == (
+        "The printer is on floor 4."
+    )
+    assert said("It is my third time.", "It is room 3.") == "It is room 3."
+
+
 def test_the_word_comparison_reads_the_newer_text_in_the_older_ones_words() -> None:
     tokenizer = Tokenizer()
     assert compare("My run is 5 km.", "My run is 3.1 miles.", tokenizer).kind == "same"

@@ -94,6 +94,16 @@ def test_a_title_is_one_word_with_its_full_stop_or_without() -> None:
     assert canonical_text("Ask Mrs. Obi.") == "Ask Mrs Obi."
 
 
+def test_a_time_in_four_digits_and_a_year_in_words_have_one_form() -> None:
+    assert canonical_text("The flight departs at 0745.") == "The flight departs at 07:45."
+    assert canonical_text("Dinner at 1930 hrs on Friday.") == "Dinner at 19:30 on Friday."
+    # a year after "from" or "by" stays a year
+    assert canonical_text("The farmhouse dates from 1850.") == "The farmhouse dates from 1850."
+    assert canonical_text("We want it done by 2030.") == "We want it done by 2030."
+    assert canonical_text("It was built in eighteen fifty.") == "It was built in 1850."
+    assert canonical_text("It has eighteen fifty-minute slots.") != "It has 1850 minute slots."
+
+
 def test_a_number_said_digit_by_digit_is_one_number() -> None:
     assert canonical_text("the garage code is four seven one nine") == "the garage code is 4719"
     assert canonical_text("Our flat is four oh two.") == "Our flat is 402."

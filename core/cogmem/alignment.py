@@ -8,6 +8,10 @@ text. :func:`aligned` rewrites such spans of the newer text as the older says th
 the reading (:func:`cogmem.versions.relate`) and the word comparison
 (:func:`cogmem.differences.compare`) see one text. What is stored is never rewritten.
 
+A third, a place in a row said by its ordinal or its number ("the 3rd floor" / "floor 3",
+"5th grade" / "grade 5"), is said as the older says it when both give the noun and the
+number.
+
 Both texts are taken in one spelling (:func:`cogmem.canonical.canonical_text`: a unit after
 a number by its one name, "183 cm" as "1.83 meter"). Two rules, each tight enough that a
 change is never read as the same:
@@ -26,6 +30,7 @@ change is never read as the same:
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 from functools import lru_cache
@@ -58,8 +63,31 @@ def aligned(old: str, new: str) -> str:
     'The hike takes 90 minute.'
     >>> aligned("My gym is Planet Fitness.", "my gym is planet fitnes")
     'my gym is planet Fitness'
+    >>> aligned("The printer is on the 3rd floor.", "The printer is on floor 3.")
+    'The printer is on 3rd floor.'
     """
-    return _words_aligned(old, _quantities_aligned(old, new))
+    return _words_aligned(old, _places_aligned(old, _quantities_aligned(old, new)))
+
+
+# ----------------------------------------------------------------------------------- places
+# "the 3rd floor" / "floor 3", "5th grade" / "grade 5": a place in a row said by its ordinal
+# before the noun or its number after it.
+_ORDINAL = re.compile(r"\b(?P<n>\d+)(?:st|nd|rd|th) (?P<noun>[a-z]+)\b")
+_NUMBERED = re.compile(r"\b(?P<noun>[a-z]+) (?P<n>\d+)\b(?![.:,]?\d)")
+
+
+def _places_aligned(old: str, new: str) -> str:
+    """``new`` with a place in a row said as ``old`` says it, when ``old`` says it the other
+    way round, with the same noun and number."""
+    for said, other in ((_ORDINAL, _NUMBERED), (_NUMBERED, _ORDINAL)):
+        theirs = {(m["noun"], m["n"]): m[0] for m in said.finditer(old)}
+        if theirs:
+            new = other.sub(functools.partial(_as_theirs, theirs), new)
+    return new
+
+
+def _as_theirs(theirs: dict[tuple[str, str], str], match: re.Match[str]) -> str:
+    return theirs.get((match["noun"], match["n"]), match[0])
 
 
 # ------------------------------------------------------------------------------- quantities

@@ -70,6 +70,14 @@ _SPOKEN = re.compile(
     r"\b(?P<at>at|by|from|till|until|around|before|after) (?P<h>\d{1,2}) (?P<m>[1-5]\d)\b"
     r"(?![ -]?(?:-|minute|min|hour|second|day|week|month|year|percent|%|[a-z]+s\b))"
 )
+# A 24-hour time written as four digits ("departs at 0745", "at 1930 hrs"), before no word
+# but a few that end a time ("at 1850 metres" is no time). One from 10:00 on only after "at":
+# "from 1850", "by 2030" and "before 2000" are years.
+_FOUR_DIGITS = re.compile(
+    r"\b(?:(?P<at>at|by|from|till|until|around|before|after) (?P<h>0\d)"
+    r"|(?P<at2>at) (?P<h2>1\d|2[0-3]))(?P<m>[0-5]\d)(?: ?(?:hrs|hours|h)\b)?"
+    r"(?=\s*(?:[.,;:!?)]|$|(?:on|every|each|and|sharp|tomorrow|today|tonight)\b))"
+)
 # A range whose end alone says the part of the day ("7:30 to 9 in the evening", "2-3pm"):
 # the start shares it when it comes first on the clock.
 _RANGE = re.compile(
@@ -135,6 +143,10 @@ def _past_to(match: re.Match[str]) -> str:
     return f"{hour}:{minutes:02d}"
 
 
+def _four_digits(match: re.Match[str]) -> str:
+    return f"{match['at'] or match['at2']} {match['h'] or match['h2']}:{match['m']}"
+
+
 def clock_times(text: str) -> str:
     """``text`` with its clock times as 24-hour ``HH:MM``, and those that do not say the part
     of the day as ``H:MM`` (a bare time: "half past 5" is 5:30 or 17:30).
@@ -147,6 +159,8 @@ def clock_times(text: str) -> str:
     'at 5:30, at 17:30, at 6, at 7:20, 2 to 3 hours, 17.30 kg'
     >>> clock_times("at 9 30 each day, by 7 45 pm, at 9 30 minute slots, at 9 30 seats")
     'at 9:30 each day, by 19:45, at 9 30 minute slots, at 9 30 seats'
+    >>> clock_times("at 0745, at 1930 hrs on Fridays, at 1850 metres, dates from 1850.")
+    'at 07:45, at 19:30 on Fridays, at 1850 metres, dates from 1850.'
     >>> clock_times("from 7:30 to 9 in the evening, 19:30–21:00, 10-2pm")
     'from 19:30 to 21:00, 19:30 to 21:00, 10-14:00'
     """
@@ -155,6 +169,7 @@ def clock_times(text: str) -> str:
     text = _HALF.sub(lambda m: f"{m['at']} {m['h']}:30", text)
     text = _DOTTED.sub(lambda m: f"{m['at']} {m['h']}:{m['m']}", text)
     text = _SPOKEN.sub(lambda m: f"{m['at']} {m['h']}:{m['m']}", text)
+    text = _FOUR_DIGITS.sub(_four_digits, text)
     text = _PAST_TO.sub(_past_to, text)
     text = _CLOCK.sub(_clock, _RANGE.sub(_range, text))
     return _DASHED.sub(r"\1 to \2", _HHMM.sub(_hhmm, text))
@@ -240,6 +255,9 @@ def canonical_text(text: str) -> str:
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
     digits = _AND_A_HALF.sub(r"\1.5", _AGE.sub(r"\1", digits))
+    digits = (
+        _YEAR_IN_WORDS.sub(r"\1 \2\3", digits) if " in " in digits or "ince " in digits else digits
+    )
     digits = _ONE_AND_A_HALF.sub(r"1.5 \1s", digits)
     said = calendar_dates(clock_times(spelled_is(apostrophised(digits))))
     said = days_in_full(said)  # after dates: "Sat the 18th" is one date
@@ -390,6 +408,12 @@ def _digit_by_digit(match: re.Match[str]) -> str:
     return "".join("0" if d.lower() == "oh" else d for d in said)
 
 
+# A year said in words ("built in eighteen fifty", "since twenty ten"): after number words
+# became digits, two numbers after "in" or "since".
+_YEAR_IN_WORDS = re.compile(
+    r"\b(in|since) (1[1-9]|20) ([1-9]\d)\b"
+    r"(?![ -]?(?:%|(?:minute|hour|day|week|month|year|percent|[a-z]+s)\b))"  # no count
+)
 # "9 and a half" (after number words became digits) is 9.5.
 _AND_A_HALF = re.compile(r"\b(\d+) and a half\b", re.IGNORECASE)
 # "an hour and a half": 1.5 hours.
