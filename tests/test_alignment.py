@@ -53,6 +53,14 @@ def test_another_amount_is_left_as_it_is(old: str, new: str) -> None:
     assert compare(old, new, Tokenizer()).kind != "same"
 
 
+def test_a_round_number_said_roughly_is_said_to_its_last_digit_that_is_not_zero() -> None:
+    tokenizer = Tokenizer()
+    old = "My bag limit is 23 kg."
+    assert compare(old, "My bag limit is about 50 lb.", tokenizer).kind == "same"
+    assert compare(old, "My bag limit is 50 lb.", tokenizer).kind != "same"  # 50.7 lb
+    assert compare(old, "My bag limit is about 60 lb.", tokenizer).kind != "same"
+
+
 def test_a_lower_case_word_the_dictionary_never_saw_is_the_word_of_the_other_text() -> None:
     assert said("My gym is Planet Fitness.", "my gym is planet fitnes") == (
         "my gym is planet Fitness"

@@ -20,7 +20,8 @@ change is never read as the same:
   are one when the one said more coarsely, converted and rounded to the last place the other
   is said to, is the other: 6 ft is 182.88 cm, 183 to the centimetre ("183 cm" is one with
   it, "185 cm" is not); 50 lb is 22.68 kg, but "23 kg" is said more coarsely than "50 lb",
-  and 23 kg is 50.7 lb: not one. "2 hours" / "90 minutes": not one.
+  and 23 kg is 50.7 lb: not one, unless the text that says 50 lb says it only roughly
+  ("about 50 lb": to the tens, :func:`hedged`). "2 hours" / "90 minutes": not one.
 * **A word misspelt.** A lower-case word of at least :data:`_SHORTEST` letters that the
   dictionary (:func:`cogmem.typos.speller`) has never seen, one edit from exactly one word of
   the other text, is that word ("fitnes" / "Fitness", "radiohaed" / "Radiohead"; either side
@@ -39,7 +40,7 @@ from typing import NamedTuple
 from .typos import speller
 from .units import unit_registry
 
-__all__ = ["aligned"]
+__all__ = ["aligned", "hedged"]
 
 # A misspelt word has at least this many letters ("wifi" is one edit from "wife").
 _SHORTEST = 4
@@ -53,7 +54,7 @@ _QUANTITY = re.compile(
 _WORD = re.compile(r"[A-Za-z]+")
 
 
-def aligned(old: str, new: str) -> str:
+def aligned(old: str, new: str, hedged: tuple[bool, bool] = (False, False)) -> str:
     """``new`` with each span that says what a span of ``old`` says, in other units or
     misspelt, written as ``old`` writes it (both in one spelling; see the module).
 
@@ -66,7 +67,16 @@ def aligned(old: str, new: str) -> str:
     >>> aligned("The printer is on the 3rd floor.", "The printer is on floor 3.")
     'The printer is on 3rd floor.'
     """
-    return _words_aligned(old, _places_aligned(old, _quantities_aligned(old, new)))
+    return _words_aligned(old, _places_aligned(old, _quantities_aligned(old, new, hedged)))
+
+
+_HEDGE = re.compile(r"\b(?:about|around|roughly|approximately|approx|circa|nearly)\b|~")
+
+
+def hedged(text: str) -> bool:
+    """Whether ``text`` says an amount only roughly ("about 50 lb", "~30 min"): its round
+    numbers are said to their last digit that is not a zero (:func:`aligned`)."""
+    return _HEDGE.search(text.lower()) is not None
 
 
 # ----------------------------------------------------------------------------------- places
@@ -91,13 +101,15 @@ def _as_theirs(theirs: dict[tuple[str, str], str], match: re.Match[str]) -> str:
 
 
 # ------------------------------------------------------------------------------- quantities
-def _quantities_aligned(old: str, new: str) -> str:
-    theirs = [(m[0], q) for m in _QUANTITY.finditer(old) if (q := _quantity(m)) is not None]
+def _quantities_aligned(old: str, new: str, hedged: tuple[bool, bool]) -> str:
+    theirs = [
+        (m[0], q) for m in _QUANTITY.finditer(old) if (q := _quantity(m, hedged[0])) is not None
+    ]
     if not theirs:
         return new
 
     def said_as_theirs(match: re.Match[str]) -> str:
-        ours = _quantity(match)
+        ours = _quantity(match, hedged[1])
         if ours is None:
             return match[0]
         for span, quantity in theirs:
@@ -117,19 +129,19 @@ class _Amount(NamedTuple):
     unit: str
 
 
-def _quantity(match: re.Match[str]) -> _Amount | None:
+def _quantity(match: re.Match[str], rough: bool) -> _Amount | None:
     """The amount a match says, or ``None`` when its word is no unit ``pint`` knows."""
-    first = _parsed(match["n"], match["unit"])
+    first = _parsed(match["n"], match["unit"], rough)
     if first is None or match["n2"] is None:
         return first
-    second = _parsed(match["n2"], match["unit2"])
+    second = _parsed(match["n2"], match["unit2"], rough)
     if second is None or second.dimension != first.dimension:
         return first  # "5 foot 4 inch" is one height; "3 kilogram 2 day" two things
     return _Amount(first.value + second.value, second.half, first.dimension, first.unit)
 
 
 @lru_cache(maxsize=4096)
-def _parsed(number: str, unit: str) -> _Amount | None:
+def _parsed(number: str, unit: str, rough: bool = False) -> _Amount | None:
     import pint
 
     registry = unit_registry()
@@ -137,7 +149,10 @@ def _parsed(number: str, unit: str) -> _Amount | None:
         unit.rpartition(" ") if unit.startswith(("square ", "cubic ")) else ("", "", unit)
     )
     name = unit.replace(" ", "_") if not shape else f"{name}**{2 if shape == 'square' else 3}"
-    place = Decimal(number).as_tuple().exponent
+    said = Decimal(number)
+    if rough and said == said.to_integral_value() and said:
+        said = said.normalize()  # "about 50": said to the tens ("5E+1")
+    place = said.as_tuple().exponent
     half = 0.5 * 10.0 ** (place if isinstance(place, int) else 0)
     try:
         if name not in registry and name.endswith("s") and name[:-1] in registry:

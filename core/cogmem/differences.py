@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .alignment import aligned
+from .alignment import aligned, hedged
 from .canonical import canonical_text, one_spelling
 from .content_words import other_sides
 from .lexical import STOPWORDS_EN, Tokenizer, word_spans
@@ -295,7 +295,8 @@ def compare(
     # in one spelling: "two"/"2", "5 pm"/"17:00", "colour"/"color", "I'm"/"I am" (texts
     # already in it would only be compared again)
     spelled_stored = _spelled(stored, spell)
-    respelled = spelled_stored, aligned(spelled_stored, _spelled(new, spell))
+    rough = hedged(stored), hedged(new)
+    respelled = spelled_stored, aligned(spelled_stored, _spelled(new, spell), rough)
     if respelled != (stored, new) and _compare(*respelled, tokenizer).kind == "same":
         return Comparison("same", (), said.overlap)
     return said

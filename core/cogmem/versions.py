@@ -58,7 +58,7 @@ from typing import Literal
 import numpy as np
 
 from .agreement import agree, other_agent, other_voice, same_hours
-from .alignment import aligned
+from .alignment import aligned, hedged
 from .anchoring import (
     SAME_ANCHORED,
     anchored,
@@ -486,7 +486,7 @@ class Versions:
         misspelt that are one with ``old``'s, in ``old``'s words (read anew only then)."""
         if not (old.spelled and new.spelled):
             return new
-        said = aligned(old.spelled, new.spelled)
+        said = aligned(old.spelled, new.spelled, (hedged(old.text), hedged(new.text)))
         return new if said == new.spelled else self.reader.read(said)
 
     def pairs(
