@@ -90,6 +90,14 @@ def test_a_place_in_a_row_by_its_ordinal_or_its_number_is_one_place() -> None:
     assert said("It is my third time.", "It is room 3.") == "It is room 3."
 
 
+def test_a_compound_written_apart_or_as_one_word_is_written_as_the_older_writes_it() -> None:
+    assert said("Blood type: O negative", "My blood type is O-negative.") == (
+        "My blood type is O negative."
+    )
+    assert said("I work in healthcare.", "I work in health care.") == "I work in healthcare."
+    assert said("He is a firefighter.", "He is a fire fighter.") == "He is a firefighter."
+
+
 def test_the_word_comparison_reads_the_newer_text_in_the_older_ones_words() -> None:
     tokenizer = Tokenizer()
     assert compare("My run is 5 km.", "My run is 3.1 miles.", tokenizer).kind == "same"

@@ -35,6 +35,7 @@ import functools
 import re
 from decimal import Decimal
 from functools import lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from .typos import speller
@@ -52,6 +53,8 @@ _QUANTITY = re.compile(
     r"(?: (?P<n2>\d+(?:\.\d+)?) (?P<unit2>[A-Za-z_]+)\b)?"
 )
 _WORD = re.compile(r"[A-Za-z]+")
+# A word with what an apostrophe joins to it: "Desmond's" is no "Desmond" and "s".
+_TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*")
 
 
 def aligned(old: str, new: str, hedged: tuple[bool, bool] = (False, False)) -> str:
@@ -67,7 +70,8 @@ def aligned(old: str, new: str, hedged: tuple[bool, bool] = (False, False)) -> s
     >>> aligned("The printer is on the 3rd floor.", "The printer is on floor 3.")
     'The printer is on 3rd floor.'
     """
-    return _words_aligned(old, _places_aligned(old, _quantities_aligned(old, new, hedged)))
+    said = _places_aligned(old, _quantities_aligned(old, new, hedged))
+    return _words_aligned(old, _compounds_aligned(old, said))
 
 
 _HEDGE = re.compile(r"\b(?:about|around|roughly|approximately|approx|circa|nearly)\b|~")
@@ -178,6 +182,48 @@ def _one_amount(a: _Amount, b: _Amount) -> bool:
         return False
     fine, coarse = (a, b) if a.half <= b.half else (b, a)
     return abs(coarse.value - fine.value) < fine.half
+
+
+# -------------------------------------------------------------------------------- compounds
+def _compounds_aligned(old: str, new: str) -> str:
+    """``new`` with a compound written as one word where ``old`` writes it apart, or apart
+    where ``old`` writes it as one ("O negative" / "O-negative", read glued as "Onegative";
+    "health care" / "healthcare"), written as ``old`` writes it."""
+    theirs = _TOKEN.findall(old)
+    lowered = [w.lower() for w in theirs]
+    ours = {w.lower() for w in _TOKEN.findall(new)}
+    glued: dict[str, str] = {}  # one word of new -> old's words apart
+    for size in (2, 3):
+        for at in range(len(theirs) - size + 1):
+            whole = "".join(lowered[at : at + size])
+            if whole in ours and whole not in lowered:
+                glued[whole] = " ".join(theirs[at : at + size])
+    if glued:
+        new = _TOKEN.sub(lambda m: glued.get(m[0].lower(), m[0]), new)
+    whole_words = {w: t for w, t in zip(lowered, theirs, strict=True) if w not in ours}
+    return _joined(new, whole_words) if whole_words else new
+
+
+def _joined(text: str, whole_words: dict[str, str]) -> str:
+    """``text`` with two or three words in a row (apart, or joined by a hyphen) that make one
+    of ``whole_words`` (lower case -> as written) written as that word."""
+    spans = list(_TOKEN.finditer(text))
+    out, end, at = [], 0, 0
+    while at < len(spans):
+        for size in (3, 2):
+            run = spans[at : at + size]
+            if len(run) < size or any(
+                text[a.end() : b.start()] not in (" ", "-") for a, b in pairwise(run)
+            ):
+                continue
+            word = whole_words.get("".join(m[0] for m in run).lower())
+            if word is not None:
+                out += [text[end : run[0].start()], word]
+                end, at = run[-1].end(), at + size
+                break
+        else:
+            at += 1
+    return "".join([*out, text[end:]])
 
 
 # ------------------------------------------------------------------------------------ words
