@@ -70,8 +70,18 @@ def aligned(old: str, new: str, hedged: tuple[bool, bool] = (False, False)) -> s
     >>> aligned("The printer is on the 3rd floor.", "The printer is on floor 3.")
     'The printer is on 3rd floor.'
     """
-    said = _places_aligned(old, _quantities_aligned(old, new, hedged))
+    return _aligned(old, new, hedged)
+
+
+@lru_cache(maxsize=65_536)
+def _aligned(old: str, new: str, hedged: tuple[bool, bool]) -> str:
+    said = new
+    if _DIGIT.search(old) and _DIGIT.search(new):  # only numbers have units and places
+        said = _places_aligned(old, _quantities_aligned(old, said, hedged))
     return _words_aligned(old, _compounds_aligned(old, said))
+
+
+_DIGIT = re.compile(r"\d")
 
 
 _HEDGE = re.compile(r"\b(?:about|around|roughly|approximately|approx|circa|nearly)\b|~")
@@ -193,15 +203,23 @@ def _compounds_aligned(old: str, new: str) -> str:
     lowered = [w.lower() for w in theirs]
     ours = {w.lower() for w in _TOKEN.findall(new)}
     glued: dict[str, str] = {}  # one word of new -> old's words apart
-    for size in (2, 3):
-        for at in range(len(theirs) - size + 1):
-            whole = "".join(lowered[at : at + size])
-            if whole in ours and whole not in lowered:
-                glued[whole] = " ".join(theirs[at : at + size])
+    if ours & _runs(lowered):
+        for size in (2, 3):
+            for at in range(len(theirs) - size + 1):
+                whole = "".join(lowered[at : at + size])
+                if whole in ours and whole not in lowered:
+                    glued[whole] = " ".join(theirs[at : at + size])
     if glued:
         new = _TOKEN.sub(lambda m: glued.get(m[0].lower(), m[0]), new)
     whole_words = {w: t for w, t in zip(lowered, theirs, strict=True) if w not in ours}
-    return _joined(new, whole_words) if whole_words else new
+    if not whole_words.keys() & _runs([w.lower() for w in _TOKEN.findall(new)]):
+        return new  # no words in a row of new make a word of old
+    return _joined(new, whole_words)
+
+
+def _runs(words: list[str]) -> set[str]:
+    """Two and three words in a row, each run written as one word."""
+    return {"".join(words[at : at + size]) for size in (2, 3) for at in range(len(words) - 1)}
 
 
 def _joined(text: str, whole_words: dict[str, str]) -> str:
@@ -229,7 +247,12 @@ def _joined(text: str, whole_words: dict[str, str]) -> str:
 # ------------------------------------------------------------------------------------ words
 def _words_aligned(old: str, new: str) -> str:
     theirs = {w.lower(): w for w in _WORD.findall(old)}
-    ours = {w.lower() for w in _WORD.findall(new)}
+    written = _WORD.findall(new)
+    ours = {w.lower() for w in written}
+    if not any(
+        _unknown(w) for w in (*theirs.values(), *written) if w.lower() not in ours & theirs.keys()
+    ):
+        return new  # no word misspelt on either side: nothing to look for
 
     def said_as_theirs(match: re.Match[str]) -> str:
         word = match[0]
@@ -249,11 +272,16 @@ def _words_aligned(old: str, new: str) -> str:
 def _misspelt(a: str, b: str) -> bool:
     """Whether one of ``a`` and ``b`` is a lower-case word the dictionary has never seen, one
     edit from the other."""
-    frequency = speller().word_frequency
-    for typo, word in ((a, b), (b, a)):
-        if typo.islower() and frequency[typo] == 0 and word.lower() in _one_edit(typo):
-            return True
-    return False
+    return any(
+        _unknown(typo) and word.lower() in _one_edit(typo) for typo, word in ((a, b), (b, a))
+    )
+
+
+@lru_cache(maxsize=65_536)
+def _unknown(word: str) -> bool:
+    """Whether ``word`` is written in lower case, long enough to be misspelt
+    (:data:`_SHORTEST`), and unknown to the dictionary."""
+    return len(word) >= _SHORTEST and word.islower() and speller().word_frequency[word] == 0
 
 
 @lru_cache(maxsize=8192)
