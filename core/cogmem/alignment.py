@@ -8,12 +8,8 @@ text. :func:`aligned` rewrites such spans of the newer text as the older says th
 the reading (:func:`cogmem.versions.relate`) and the word comparison
 (:func:`cogmem.differences.compare`) see one text. What is stored is never rewritten.
 
-A third, a place in a row said by its ordinal or its number ("the 3rd floor" / "floor 3",
-"5th grade" / "grade 5"), is said as the older says it when both give the noun and the
-number.
-
 Both texts are taken in one spelling (:func:`cogmem.canonical.canonical_text`: a unit after
-a number by its one name, "183 cm" as "1.83 meter"). Two rules, each tight enough that a
+a number by its one name, "183 cm" as "1.83 meter"). Four rules, each tight enough that a
 change is never read as the same:
 
 * **A quantity in other units.** Two quantities of one dimension (``pint``) in different units
@@ -22,11 +18,19 @@ change is never read as the same:
   it, "185 cm" is not); 50 lb is 22.68 kg, but "23 kg" is said more coarsely than "50 lb",
   and 23 kg is 50.7 lb: not one, unless the text that says 50 lb says it only roughly
   ("about 50 lb": to the tens, :func:`hedged`). "2 hours" / "90 minutes": not one.
+* **A place in a row** said by its ordinal or its number ("the 3rd floor" / "floor 3", "5th
+  grade" / "grade 5"), when both give the noun and the number.
+* **A compound** written apart in one text and as one word in the other ("O negative" /
+  "O-negative", read glued as "Onegative"; "health care" / "healthcare").
 * **A word misspelt.** A lower-case word of at least :data:`_SHORTEST` letters that the
   dictionary (:func:`cogmem.typos.speller`) has never seen, one edit from exactly one word of
   the other text, is that word ("fitnes" / "Fitness", "radiohaed" / "Radiohead"; either side
   may hold the unknown one). A word with a capital may be a name spelt anew ("Kowalsky" /
   "Kowalski"): left as it is.
+
+A pair's alignment is cached (:func:`aligned` is pure), and each rule looks only where it
+could apply: numbers when both texts hold a digit, compounds and misspellings when a
+candidate exists.
 """
 
 from __future__ import annotations
