@@ -35,10 +35,9 @@ candidate exists.
 
 from __future__ import annotations
 
-import functools
 import re
 from decimal import Decimal
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -110,7 +109,7 @@ def _places_aligned(old: str, new: str) -> str:
     for said, other in ((_ORDINAL, _NUMBERED), (_NUMBERED, _ORDINAL)):
         theirs = {(m["noun"], m["n"]): m[0] for m in said.finditer(old)}
         if theirs:
-            new = other.sub(functools.partial(_as_theirs, theirs), new)
+            new = other.sub(partial(_as_theirs, theirs), new)
     return new
 
 
@@ -223,7 +222,9 @@ def _compounds_aligned(old: str, new: str) -> str:
 
 def _runs(words: list[str]) -> set[str]:
     """Two and three words in a row, each run written as one word."""
-    return {"".join(words[at : at + size]) for size in (2, 3) for at in range(len(words) - 1)}
+    return {
+        "".join(words[at : at + size]) for size in (2, 3) for at in range(len(words) - size + 1)
+    }
 
 
 def _joined(text: str, whole_words: dict[str, str]) -> str:
@@ -253,9 +254,8 @@ def _words_aligned(old: str, new: str) -> str:
     theirs = {w.lower(): w for w in _WORD.findall(old)}
     written = _WORD.findall(new)
     ours = {w.lower() for w in written}
-    if not any(
-        _unknown(w) for w in (*theirs.values(), *written) if w.lower() not in ours & theirs.keys()
-    ):
+    shared = ours & theirs.keys()
+    if not any(_unknown(w) for w in (*theirs.values(), *written) if w.lower() not in shared):
         return new  # no word misspelt on either side: nothing to look for
 
     def said_as_theirs(match: re.Match[str]) -> str:

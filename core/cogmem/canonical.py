@@ -246,18 +246,14 @@ def canonical_text(text: str) -> str:
     except Exception:  # the parser of number words must never lose a write: keep the words
         digits = masked
     digits = digits.replace(_ONE, "one")
-    digits = (
-        _DIGIT_BY_DIGIT.sub(_digit_by_digit, digits) if "oh" in digits or " " in digits else digits
-    )
+    digits = _DIGIT_BY_DIGIT.sub(_digit_by_digit, digits)
     if names:
         parts = digits.split(_MASK)
         digits = parts[0] + "".join(n + rest for n, rest in zip(names, parts[1:], strict=True))
     # "mother-in-law", "Wi-Fi": one word (the parser would read "mother" and "law"), written
     # as people also write it unhyphenated ("wifi")
     digits = _AND_A_HALF.sub(r"\1.5", _AGE.sub(r"\1", digits))
-    digits = (
-        _YEAR_IN_WORDS.sub(r"\1 \2\3", digits) if " in " in digits or "ince " in digits else digits
-    )
+    digits = _YEAR_IN_WORDS.sub(r"\1 \2\3", digits)
     digits = _ONE_AND_A_HALF.sub(r"1.5 \1s", digits)
     said = calendar_dates(clock_times(spelled_is(apostrophised(digits))))
     said = days_in_full(said)  # after dates: "Sat the 18th" is one date

@@ -243,8 +243,7 @@ def money_in_full(text: str) -> str:
     >>> money_in_full("$12k saved, USD 85k a year, a €2.5m flat, 40k dollars, a 5k race")
     '$12000 saved, $85000 a year, a €2500000 flat, 40000 dollars, a 5k race'
     """
-    coded = _CODED.sub(_coded, text) if _CODED.search(text) else text
-    return _SCALED.sub(_scaled, coded)
+    return _SCALED.sub(_scaled, _CODED.sub(_coded, text))
 
 
 def units(text: str) -> str:
