@@ -94,6 +94,16 @@ def test_a_title_is_one_word_with_its_full_stop_or_without() -> None:
     assert canonical_text("Ask Mrs. Obi.") == "Ask Mrs Obi."
 
 
+def test_a_time_said_as_its_numbers_is_a_clock_time_but_a_count_is_not() -> None:
+    assert canonical_text("Standup is at nine thirty.") == canonical_text("Standup is at 9:30.")
+    assert canonical_text("The train leaves at seven forty-five pm.") == (
+        "The train leaves at 19:45."
+    )
+    assert (
+        clock_times("at 9 30 minute slots, at 9 30 seats") == "at 9 30 minute slots, at 9 30 seats"
+    )
+
+
 def test_a_time_in_four_digits_and_a_year_in_words_have_one_form() -> None:
     assert canonical_text("The flight departs at 0745.") == "The flight departs at 07:45."
     assert canonical_text("Dinner at 1930 hrs on Friday.") == "Dinner at 19:30 on Friday."
